@@ -1,0 +1,354 @@
+"""The referee: Bavarian Schafkopf (RULES.md section 2) in plain Python, written to be read.
+
+This module is the oracle the Numba kernels are tested against and the explanation a user gets when a replayed
+card is illegal. It is deliberately independent of :mod:`simkit.rules.tables` (the kernels' tables): the trump
+orders below are written out from the rule book, so a mistake in the tables cannot hide in both places.
+
+Use it like this::
+
+    game = Game(ruleset, hands, Contract.parse("rufspiel", "gras"), declarer=0)
+    while not game.is_over:
+        game.play(game.legal_cards()[0])
+    result = game.result()
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+from simkit.cards import (
+    ASS,
+    CARD_POINTS,
+    DECK_MASKS,
+    EICHEL,
+    GRAS,
+    HERZ,
+    KOENIG,
+    OBER,
+    R7,
+    R8,
+    R9,
+    SCHELLEN,
+    SUIT_NAMES,
+    UNTER,
+    ZEHN,
+    card,
+    cards_of,
+    format_card,
+    rank_of,
+    suit_of,
+)
+from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.rules.ruleset import Ruleset, Tariff
+
+SUIT_ORDER = (EICHEL, GRAS, HERZ, SCHELLEN)
+TRUMP = "trump"  # the effective suit of every trump card
+
+# Ranks of a suit, highest first, before a contract takes some of them out as trumps.
+_SUIT_RANKS_BY_KIND = {
+    RUFSPIEL: (ASS, ZEHN, KOENIG, R9, R8, R7),  # Ober and Unter are trumps
+    SOLO: (ASS, ZEHN, KOENIG, R9, R8, R7),
+    WENZ: (ASS, ZEHN, KOENIG, OBER, R9, R8, R7),  # only the Unter are trumps
+    FARBWENZ: (ASS, ZEHN, KOENIG, OBER, R9, R8, R7),
+    GEIER: (ASS, ZEHN, KOENIG, UNTER, R9, R8, R7),  # only the Ober are trumps
+    FARBGEIER: (ASS, ZEHN, KOENIG, UNTER, R9, R8, R7),
+}
+
+
+class IllegalPlay(ValueError):
+    """A card that may not be played now. ``str(e)`` names trick, seat, card, the reason and the legal cards."""
+
+    def __init__(self, trick: int, seat: int, card_: int, reason: str, legal: list[int]):
+        self.trick, self.seat, self.card, self.reason, self.legal = trick, seat, card_, reason, legal
+        legal_s = " ".join(format_card(c) for c in legal)
+        super().__init__(f"trick {trick}, seat {seat}, card {format_card(card_)}: {reason}; legal cards: {legal_s}")
+
+
+class InvalidGame(ValueError):
+    """A contract that cannot be played with these hands (e.g. calling an ace the declarer holds)."""
+
+
+# ------------------------------------------------------------------------------------------- card order
+
+def in_deck(c: int, deck: str) -> bool:
+    return bool(DECK_MASKS[deck] >> c & 1)
+
+
+@lru_cache(maxsize=None)
+def trump_order(contract: Contract, deck: str = "long") -> tuple[int, ...]:
+    """All trumps of the contract, highest first (RULES.md 2.1)."""
+    obers = [card(s, OBER) for s in SUIT_ORDER]
+    unters = [card(s, UNTER) for s in SUIT_ORDER]
+    kind = contract.kind
+    if kind in (RUFSPIEL, SOLO):
+        trump_suit = HERZ if kind == RUFSPIEL else contract.suit
+        order = obers + unters + [card(trump_suit, r) for r in (ASS, ZEHN, KOENIG, R9, R8, R7)]
+    elif kind == WENZ:
+        order = unters
+    elif kind == GEIER:
+        order = obers
+    elif kind == FARBWENZ:
+        order = unters + [card(contract.suit, r) for r in _SUIT_RANKS_BY_KIND[FARBWENZ]]
+    elif kind == FARBGEIER:
+        order = obers + [card(contract.suit, r) for r in _SUIT_RANKS_BY_KIND[FARBGEIER]]
+    else:  # pragma: no cover - Contract validates kinds
+        raise ValueError(kind)
+    return tuple(c for c in order if in_deck(c, deck))
+
+
+@lru_cache(maxsize=None)
+def suit_order(contract: Contract, suit: int, deck: str = "long") -> tuple[int, ...]:
+    """The non-trump cards of a printed suit, highest first."""
+    trumps = trump_order(contract, deck)
+    return tuple(card(suit, r) for r in _SUIT_RANKS_BY_KIND[contract.kind]
+                 if card(suit, r) not in trumps and in_deck(card(suit, r), deck))
+
+
+def effective_suit(c: int, contract: Contract) -> int | str:
+    """``TRUMP`` for a trump card, else its printed suit (an Ober that is trump is not a Gras card)."""
+    return TRUMP if c in trump_order(contract) else suit_of(c)
+
+
+def beats(new: int, best: int, contract: Contract) -> bool:
+    """Does ``new`` take the trick from ``best`` (the card winning it so far)?"""
+    trumps = trump_order(contract)
+    if new in trumps:
+        return best not in trumps or trumps.index(new) < trumps.index(best)
+    if best in trumps or suit_of(new) != suit_of(best):
+        return False  # a discard never wins
+    order = suit_order(contract, suit_of(new))
+    return order.index(new) < order.index(best)
+
+
+def trick_winner(cards: list[int], leader: int, contract: Contract) -> int:
+    """The seat that wins a complete trick whose cards were played in order starting with ``leader``."""
+    best = 0
+    for i in range(1, 4):
+        if beats(cards[i], cards[best], contract):
+            best = i
+    return (leader + best) % 4
+
+
+def card_points(cards) -> int:
+    return sum(CARD_POINTS[c] for c in cards)
+
+
+# --------------------------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class GameResult:
+    """The scored outcome of one deal. Field names match the columns of simkit's result files."""
+
+    contract: str
+    suit: str | None
+    tout: bool
+    declarer: int
+    partner: int | None
+    declarer_points: int
+    declarer_tricks: int
+    won: bool
+    schneider: bool
+    schwarz: bool
+    laufende: int
+    laufende_mit: bool
+    laufende_paid: bool
+    doublings: int
+    price: int
+    payouts: tuple[int, int, int, int]
+    tricks: tuple = field(default=(), repr=False)  # ((leader, (c0, c1, c2, c3), winner), ...)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["payouts"] = list(self.payouts)
+        d["tricks"] = [{"leader": l, "cards": [format_card(c) for c in cs], "winner": w} for l, cs, w in self.tricks]
+        return d
+
+
+def count_laufende(contract: Contract, hands: list[int], team: set[int], deck: str) -> tuple[int, bool]:
+    """(number of Laufende, held by the declaring side?) for the hands as dealt (RULES.md 2.5)."""
+    def side(c):
+        holder = next(s for s in range(4) if hands[s] >> c & 1)
+        return holder in team
+
+    order = trump_order(contract, deck)
+    top_side = side(order[0])
+    n = 0
+    for c in order:
+        if side(c) != top_side:
+            break
+        n += 1
+    return n, top_side
+
+
+def price_of(contract: Contract, tariff: Tariff, *, schneider: bool, schwarz: bool, laufende: int,
+             doublings: int) -> tuple[int, bool]:
+    """(price per unit, were Laufende paid) per RULES.md 2.6."""
+    paid = laufende >= tariff.min_laufende(contract)
+    lauf = tariff.laufende * laufende if paid else 0
+    if contract.tout:
+        if tariff.tout_multiplies_laufende:
+            price = tariff.tout_multiplier * (tariff.base(contract) + lauf)
+        else:
+            price = tariff.tout_multiplier * tariff.base(contract) + lauf
+    else:
+        price = tariff.base(contract) + lauf
+        if schneider:
+            price += tariff.schneider
+        if schwarz:
+            price += tariff.schwarz
+    return price * 2 ** doublings, paid
+
+
+# ------------------------------------------------------------------------------------------------ game
+
+class Game:
+    """One deal being played: the hands, whose turn it is, which cards are legal, and the final score."""
+
+    def __init__(self, rules: Ruleset, hands: list[int], contract: Contract, declarer: int,
+                 doublings: int = 0, tariff: Tariff | None = None):
+        self.rules = rules
+        self.deck = rules.deck
+        self.contract = contract
+        self.declarer = declarer
+        self.doublings = doublings
+        self.tariff = tariff or rules.tariff
+        self.dealt = [int(h) for h in hands]
+        self.hands = [set(cards_of(h)) for h in hands]
+        self.n_tricks = rules.hand_size
+        if not 0 <= declarer < 4:
+            raise InvalidGame(f"declarer must be a seat 0..3, not {declarer}")
+        self.trumps = trump_order(contract, self.deck)
+        self._trump_set = set(self.trumps)
+
+        self.called_ace = None
+        self.partner = None
+        self.searched = False
+        if contract.kind == RUFSPIEL:
+            self.called_ace = card(contract.suit, ASS)
+            if self.called_ace in self.hands[declarer]:
+                raise InvalidGame(f"seat {declarer} cannot call the {SUIT_NAMES[contract.suit]} ace: he holds it")
+            if not any(self.eff(c) == contract.suit for c in self.hands[declarer]):
+                raise InvalidGame(f"seat {declarer} cannot call the {SUIT_NAMES[contract.suit]} ace: "
+                                  f"he holds no {SUIT_NAMES[contract.suit]} card of his own")
+            self.partner = next(s for s in range(4) if self.called_ace in self.hands[s])
+        self.team = {declarer} | ({self.partner} if self.partner is not None else set())
+
+        self.leader = 0  # seat 0 is forehand and leads the first trick
+        self.current: list[int] = []  # cards of the trick in progress, in play order
+        self.tricks: list[tuple[int, tuple[int, ...], int]] = []
+
+    # --- state
+    def eff(self, c: int):
+        return TRUMP if c in self._trump_set else suit_of(c)
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.tricks) == self.n_tricks
+
+    @property
+    def to_play(self) -> int:
+        return (self.leader + len(self.current)) % 4
+
+    @property
+    def trick_number(self) -> int:
+        """1-based number of the trick in progress."""
+        return len(self.tricks) + 1
+
+    # --- the rules of play
+    def legal_cards(self) -> list[int]:
+        """The cards the seat to play may play now, lowest index first."""
+        return sorted(c for c in self.hands[self.to_play] if self._why_not(c) is None)
+
+    def _holds_unsearched_ace(self, seat: int) -> bool:
+        return self.called_ace is not None and not self.searched and self.called_ace in self.hands[seat]
+
+    def _why_not(self, c: int) -> str | None:
+        """None if card ``c`` (held by the seat to play) is legal now, else the reason it is not."""
+        seat = self.to_play
+        hand = self.hands[seat]
+        last_card = len(hand) == 1
+        called = self.contract.suit if self.called_ace is not None else None
+
+        if not self.current:  # leading
+            if self._holds_unsearched_ace(seat) and not last_card and self.eff(c) == called and c != self.called_ace:
+                n_called = sum(1 for x in hand if self.eff(x) == called)
+                if n_called < self.rules.run_away_min:
+                    return (f"the holder of the called ace may lead {SUIT_NAMES[called]} only with the ace "
+                            f"until it is searched (running away needs {self.rules.run_away_min} "
+                            f"{SUIT_NAMES[called]} cards, he holds {n_called})")
+            return None
+
+        led = self.eff(self.current[0])
+        if self._holds_unsearched_ace(seat) and led == called:
+            if c != self.called_ace:
+                return f"the called ace {format_card(self.called_ace)} must be played when its suit is first led"
+            return None
+        can_follow = any(self.eff(x) == led for x in hand)
+        if can_follow:
+            if self.eff(c) != led:
+                return f"must follow {'trump' if led == TRUMP else SUIT_NAMES[led]}"
+            return None
+        if self._holds_unsearched_ace(seat) and c == self.called_ace and not last_card:
+            return (f"the called ace may not be discarded before {SUIT_NAMES[called]} has been searched "
+                    f"(except in the last trick)")
+        return None
+
+    def play(self, c: int) -> None:
+        """Play card ``c`` for the seat to move; raises :class:`IllegalPlay` with the reason if it is illegal."""
+        if self.is_over:
+            raise IllegalPlay(self.n_tricks, self.to_play, c, "the game is over", [])
+        seat = self.to_play
+        if c not in self.hands[seat]:
+            raise IllegalPlay(self.trick_number, seat, c, f"seat {seat} does not hold this card", self.legal_cards())
+        reason = self._why_not(c)
+        if reason is not None:
+            raise IllegalPlay(self.trick_number, seat, c, reason, self.legal_cards())
+        if not self.current and self.called_ace is not None and self.eff(c) == self.contract.suit:
+            self.searched = True  # leading the called suit (the ace or running away) is the search
+        self.hands[seat].remove(c)
+        self.current.append(c)
+        if len(self.current) == 4:
+            winner = trick_winner(self.current, self.leader, self.contract)
+            self.tricks.append((self.leader, tuple(self.current), winner))
+            self.current = []
+            self.leader = winner
+
+    # --- the score
+    def result(self) -> GameResult:
+        if not self.is_over:
+            raise ValueError("the game is not over yet")
+        c = self.contract
+        points = sum(card_points(cs) for _, cs, w in self.tricks if w in self.team)
+        tricks = sum(1 for _, _, w in self.tricks if w in self.team)
+        if c.tout:
+            won = tricks == self.n_tricks
+            schneider = schwarz = False  # a Tout scores neither
+        else:
+            won = points >= 61
+            schneider = points >= 91 if won else points <= 30
+            schwarz = tricks in (0, self.n_tricks)
+        laufende, mit = count_laufende(c, self.dealt, self.team, self.deck)
+        price, paid = price_of(c, self.tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,
+                               doublings=self.doublings)
+        sign = 1 if won else -1
+        if c.kind == RUFSPIEL:
+            payouts = tuple(sign * price if s in self.team else -sign * price for s in range(4))
+        else:
+            payouts = tuple(sign * 3 * price if s == self.declarer else -sign * price for s in range(4))
+        return GameResult(
+            contract=c.name, suit=SUIT_NAMES[c.suit] if c.suit is not None else None, tout=c.tout,
+            declarer=self.declarer, partner=self.partner, declarer_points=points, declarer_tricks=tricks,
+            won=won, schneider=schneider, schwarz=schwarz, laufende=laufende, laufende_mit=mit,
+            laufende_paid=paid, doublings=self.doublings, price=price, payouts=payouts,
+            tricks=tuple(self.tricks),
+        )
+
+
+def can_call(hand: int, suit: int, deck: str = "long") -> bool:
+    """May a player with ``hand`` declare a Rufspiel calling the ace of ``suit``? (RULES.md 2.2)"""
+    if suit == HERZ:
+        return False
+    contract = Contract(RUFSPIEL, suit)
+    cards = cards_of(hand)
+    return card(suit, ASS) not in cards and any(effective_suit(c, contract) == suit for c in cards)
