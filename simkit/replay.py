@@ -19,7 +19,7 @@ from simkit.reference import Game, GameResult, IllegalPlay, InvalidGame
 from simkit.rules.contracts import RUFSPIEL, Contract, ContractError
 from simkit.rules.ruleset import Ruleset, load_ruleset
 
-RECORD_KEYS = {"id", "deck", "contract", "tout", "declarer", "suit", "hands", "klopfen", "kontra", "tricks",
+RECORD_KEYS = {"id", "comment", "deck", "contract", "tout", "declarer", "suit", "hands", "klopfen", "kontra", "tricks",
                "tariff", "expected_payouts"}
 TARIFF_KEYS = ("base", "schneider", "schwarz", "laufende", "laufende_min")
 

@@ -1,0 +1,153 @@
+"""The ``simkit`` command: a thin typer layer over the Python API.
+
+Every user error (bad card, unknown preset, unreadable file, unknown option) ends as one line on stderr,
+``simkit: error: ...``, and exit status 2; a replay with failed records exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from simkit import __version__
+from simkit.cards import CardError
+from simkit.rules import ContractError, RulesetError, load_ruleset, preset_names
+from simkit.rules.ruleset import load_preset
+
+app = typer.Typer(
+    name="simkit",
+    help="Schafkopf simulator and analytics: rules, replays of real games, random-play batches.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+# Errors a user can cause; they end as one line, not a traceback.
+USER_ERRORS = (CardError, ContractError, RulesetError, FileNotFoundError, IsADirectoryError, PermissionError)
+
+RULES_HELP = "Ruleset: a preset name (see `simkit rules`) or a TOML file path."
+
+
+try:  # typer >= 0.20 vendors its own copy of click
+    from typer._click import exceptions as _click_exc
+except ImportError:  # pragma: no cover
+    from click import exceptions as _click_exc
+
+
+class UserError(Exception):
+    """Raised by commands for bad input; printed as one line, exit status 2."""
+
+
+def _stdout() -> Console:
+    # Wide when piped, so tables stay one row per line in files and logs.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+
+@app.command()
+def version():
+    """Print the simkit version."""
+    print(__version__)
+
+
+@app.command()
+def rules(name: Optional[str] = typer.Argument(None, help="Preset name or TOML file to print in full.")):
+    """List the ruleset presets, or print one ruleset fully resolved (as TOML)."""
+    if name is None:
+        table = Table("preset", "description", box=None, pad_edge=False)
+        for p in preset_names():
+            table.add_row(p, load_preset(p).description)
+        _stdout().print(table)
+        return
+    print(load_ruleset(name).to_toml(), end="")
+
+
+@app.command()
+def replay(
+    file: Path = typer.Argument(..., help="Replay records, one JSON object per line (format: README.md)."),
+    rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per input line on stdout."),
+):
+    """Replay recorded games: check every card and compute the result of each game.
+
+    Exit status 1 if any record failed, 0 otherwise.
+    """
+    from simkit.replay import replay_lines
+
+    rules_obj = load_ruleset(rules_spec)
+    if not file.is_file():
+        raise UserError(f"replay file {file} does not exist" if not file.exists() else f"{file} is not a file")
+    with open(file, encoding="utf-8", errors="replace") as f:
+        outcomes = []
+        table = None
+        if not as_json:
+            table = Table("line", "id", "contract", "decl", "points", "tricks", "lauf", "schn", "schw", "won",
+                          "payouts", "check", box=None, pad_edge=False)
+        for o in replay_lines(f, rules_obj):
+            outcomes.append(o)
+            if as_json:
+                print(json.dumps(o.to_json(), ensure_ascii=False), flush=True)
+                continue
+            r = o.result
+            check = {None: "", True: "agrees", False: "DIFFERS"}[o.agrees]
+            if r is None:
+                table.add_row(str(o.line), _short(o.id), "", "", "", "", "", "", "", "", "", "ERROR: " + o.error)
+                continue
+            contract = r.contract + (f" {r.suit}" if r.suit else "") + (" tout" if r.tout else "")
+            if o.agrees is False:
+                check += f" (settled {' '.join(map(str, o.expected_payouts))})"
+            table.add_row(str(o.line), _short(o.id), contract, str(r.declarer), str(r.declarer_points),
+                          str(r.declarer_tricks), f"{r.laufende}{'' if r.laufende_mit else ' ohne'}",
+                          _yn(r.schneider), _yn(r.schwarz), _yn(r.won), "/".join(map(str, r.payouts)), check)
+    if table is not None:
+        _stdout().print(table)
+    with_expected = [o for o in outcomes if o.expected_payouts is not None]
+    if with_expected:
+        agree = sum(1 for o in with_expected if o.agrees)
+        print(f"{agree} of {len(with_expected)} agree", file=sys.stderr if as_json else sys.stdout)
+    failed = sum(1 for o in outcomes if not o.ok)
+    if failed and not as_json:
+        print(f"{failed} of {len(outcomes)} records failed", file=sys.stderr)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _short(x, width: int = 40) -> str:
+    s = "" if x is None else str(x)
+    return s if len(s) <= width else "..." + s[-(width - 3):]
+
+
+def _yn(b: bool) -> str:
+    return "yes" if b else "-"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the app, turning user errors into one line and exit status 2."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="simkit", standalone_mode=False)
+    except _click_exc.NoArgsIsHelpError as e:
+        print(e.format_message() if hasattr(e, "format_message") else str(e), file=sys.stderr)
+        sys.exit(2)
+    except _click_exc.ClickException as e:
+        print(f"simkit: error: {e.format_message()}", file=sys.stderr)
+        sys.exit(e.exit_code if e.exit_code else 2)
+    except (KeyboardInterrupt, typer.Abort):
+        print("simkit: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except (UserError, *USER_ERRORS) as e:
+        msg = str(e) if not isinstance(e, OSError) or not e.filename else f"{e.strerror}: {e.filename}"
+        print(f"simkit: error: {msg}", file=sys.stderr)
+        sys.exit(2)
+    except BrokenPipeError:  # e.g. `simkit replay ... | head`
+        sys.exit(0)
+    sys.exit(code or 0)
+
+
+if __name__ == "__main__":
+    main()
