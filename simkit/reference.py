@@ -220,6 +220,9 @@ class Game:
             raise InvalidGame(f"declarer must be a seat 0..3, not {declarer}")
         self.trumps = trump_order(contract, self.deck)
         self._trump_set = set(self.trumps)
+        # How a player sorts a hand: trumps high to low, then each side suit (E G H S) high to low.
+        sort_order = list(self.trumps) + [c for s in SUIT_ORDER for c in suit_order(contract, s, self.deck)]
+        self._sort_pos = {c: i for i, c in enumerate(sort_order)}
 
         self.called_ace = None
         self.partner = None
@@ -257,8 +260,8 @@ class Game:
 
     # --- the rules of play
     def legal_cards(self) -> list[int]:
-        """The cards the seat to play may play now, lowest index first."""
-        return sorted(c for c in self.hands[self.to_play] if self._why_not(c) is None)
+        """The cards the seat to play may play now, in the order a player sorts them (trumps first)."""
+        return sorted((c for c in self.hands[self.to_play] if self._why_not(c) is None), key=self._sort_pos.get)
 
     def _holds_unsearched_ace(self, seat: int) -> bool:
         return self.called_ace is not None and not self.searched and self.called_ace in self.hands[seat]
