@@ -1,0 +1,314 @@
+"""The whole-deal kernel: legal moves, tricks, the called-ace rules, Laufende, scoring and payouts.
+
+Everything is ``@njit(cache=True)``. The kernel reads only the rule tables of simkit.rules.tables (passed as
+separate arrays); there is no per-contract branch in the trick loop, only the Rufspiel's called-ace state, which
+is switched off (``searched = True``) for every other contract.
+
+Conventions: seat 0 leads the first trick, play goes clockwise (seat + 1 mod 4), the trick winner leads next.
+Masks are handled as int64 inside the kernel (only the low 32 bits are ever set).
+
+Policy seam
+-----------
+:func:`choose_card` is the single place a card is chosen. It dispatches on an integer ``policy`` id with an ``if``
+chain (DESIGN.md: ~0.4 ns and the on-disk cache survives). A policy gets:
+
+* ``legal``: the mask of legal cards (never empty); it must return one of them;
+* ``hand``: the mask of the seat's remaining cards (its own hand only), ``seat``;
+* ``played``: the mask of every card played so far in the deal (earlier tricks and the current one);
+* ``trick``: int8[4] the cards of the current trick in play order, ``n_in_trick`` of them valid (0 = leading),
+  ``leader`` the seat that led it, ``trick_no`` 0-based;
+* the contract: ``variant`` (0..14), ``called`` suit (-1 unless Rufspiel), ``tout``, ``declarer``;
+* ``strength``, ``eff_suit`` rows of the rule tables for this variant (int16[32], int8[32]);
+* ``rng``: the uint64 splitmix64 state of the deal's play stream; it returns ``(card, rng)``.
+
+A fair policy must not look at the other seats' hands; none are passed. Policy 0 (:data:`POLICY_RANDOM`) is
+uniform over the legal cards: ``n = popcount(legal)``; if ``n == 1`` that card (no draw); else
+``r = below(rng, n)`` (splitmix64 output's high 32 bits mod n) and the r-th set bit, lowest card index first.
+Add a policy by adding an ``elif policy == ...`` branch (and its constant).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.deal import deal_one, deck_cards, setup_one
+from simkit.engine.rng import STREAM_PLAY, below, stream_state
+from simkit.rules.tables import (
+    P_HAND_SIZE,
+    P_LAUF_RATE,
+    P_RUN_AWAY_MIN,
+    P_SCHNEIDER,
+    P_SCHWARZ,
+    P_TOUT_MULT,
+    P_TOUT_MULT_LAUF,
+    TRUMP,
+)
+
+POLICY_RANDOM = 0
+POLICY_LOWEST = 1  # the lowest card index among the legal cards (deterministic; handy in tests)
+
+
+@njit(cache=True, inline="always")
+def choose_card(policy, legal, hand, seat, played, trick, n_in_trick, leader, trick_no,
+                variant, called, tout, declarer, strength_row, eff_row, rng):
+    """Pick one card of ``legal`` for ``seat`` (see the module docstring for what a policy may see)."""
+    if policy == POLICY_RANDOM:
+        n = popcount(legal)
+        if n == 1:
+            return cttz(legal), rng
+        r, rng = below(rng, n)
+        return nth_bit(legal, r), rng
+    # POLICY_LOWEST and any unknown id
+    return cttz(legal), rng
+
+
+@njit(cache=True, inline="always")
+def laufende(team_cards, order, n_trumps):
+    """(count, mit): consecutive trumps from the top of ``order`` held by the side that holds the top trump;
+    ``mit`` is True when that side is the one whose cards are ``team_cards`` (the declaring side)."""
+    side = (team_cards >> np.int64(order[0])) & 1
+    n = 1
+    while n < n_trumps and ((team_cards >> np.int64(order[n])) & 1) == side:
+        n += 1
+    return n, side == 1
+
+
+@njit(cache=True)
+def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
+              strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
+              hw, trick, trace_legal, trace_played, row):
+    """Play and score one deal. ``hw`` int64[4] and ``trick`` int8[4] are scratch arrays. When
+    ``trace_legal.shape[0] > 0`` the legal mask and the card of every decision go to ``trace_*[row, 4*t + k]``
+    (trick t, k-th card of the trick from its leader).
+
+    Returns (declarer_points, defender_points, declarer_tricks, partner, laufende, laufende_mit, schneider,
+    schwarz, won, price, payout0, payout1, payout2, payout3).
+    """
+    hs = params[P_HAND_SIZE]
+    hw[0] = np.int64(h0)
+    hw[1] = np.int64(h1)
+    hw[2] = np.int64(h2)
+    hw[3] = np.int64(h3)
+    sv = strength[v]
+    ev = eff_suit[v]
+    tracing = trace_legal.shape[0] > 0
+
+    # called-ace state (Rufspiel only; otherwise "searched" from the start switches every rule off)
+    partner = -1
+    searched = True
+    ace_bit = np.int64(0)
+    called_mask = np.int64(0)
+    run_min = params[P_RUN_AWAY_MIN]
+    if called >= 0:
+        ace_bit = np.int64(1) << np.int64(8 * called + 7)
+        called_mask = np.int64(suit_mask[v, called])
+        for s in range(4):
+            if hw[s] & ace_bit:
+                partner = s
+        searched = False
+    team = np.int64(1) << np.int64(declarer)
+    team_cards = hw[declarer]
+    if partner >= 0:
+        team |= np.int64(1) << np.int64(partner)
+        team_cards |= hw[partner]
+
+    lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
+
+    leader = 0
+    dp = 0
+    fp = 0
+    dt = 0
+    played = np.int64(0)
+    for t in range(hs):
+        seat = leader
+        led = 0
+        best_seat = 0
+        best_eff = 0
+        best_str = 0
+        tp = 0
+        for k in range(4):
+            hand = hw[seat]
+            if k == 0:
+                legal = hand
+                if not searched and seat == partner and (hand & (hand - 1)) != 0:
+                    cs = hand & called_mask
+                    if popcount(cs) < run_min:  # may not run away: no low called-suit card
+                        legal = hand & ~(cs & ~ace_bit)
+            else:
+                f = hand & np.int64(suit_mask[v, led])
+                legal = f if f != 0 else hand
+                if not searched and seat == partner:
+                    if led == called:
+                        legal = ace_bit  # rule 1: the searched ace must be played
+                    elif f == 0:
+                        x = hand & ~ace_bit  # rule 2: no discarding the ace, unless it is the last card
+                        if x != 0:
+                            legal = x
+            c, rng = choose_card(policy, legal, hand, seat, played, trick, k, leader, t,
+                                 v, called, tout, declarer, sv, ev, rng)
+            if tracing:
+                trace_legal[row, 4 * t + k] = legal
+                trace_played[row, 4 * t + k] = c
+            bit = np.int64(1) << np.int64(c)
+            hw[seat] = hand & ~bit
+            played |= bit
+            trick[k] = c
+            tp += points[c]
+            e = ev[c]
+            st = sv[c]
+            if k == 0:
+                led = e
+                best_seat = seat
+                best_eff = e
+                best_str = st
+            elif (e == best_eff or e == TRUMP) and st > best_str:
+                best_seat = seat
+                best_eff = e
+                best_str = st
+            seat = (seat + 1) & 3
+        if led == called:
+            searched = True
+        if (team >> np.int64(best_seat)) & 1:
+            dp += tp
+            dt += 1
+        else:
+            fp += tp
+        leader = best_seat
+
+    # ---- scoring (RULES.md 2.5, 2.6)
+    if tout:
+        won = dt == hs
+        schneider = False
+        schwarz = False
+    else:
+        won = dp >= 61
+        schneider = (won and dp >= 91) or ((not won) and dp <= 30)
+        schwarz = dt == 0 or dt == hs
+    rate = params[P_LAUF_RATE]
+    lpay = rate * lauf if lauf >= lauf_min[v] else 0
+    base = base_price[v]
+    if tout:
+        mult = params[P_TOUT_MULT]
+        if params[P_TOUT_MULT_LAUF] != 0:
+            price = mult * (base + lpay)
+        else:
+            price = mult * base + lpay
+    else:
+        price = base + lpay
+        if schneider:
+            price += params[P_SCHNEIDER]
+        if schwarz:
+            price += params[P_SCHWARZ]
+    price = price << np.int64(dbl)
+    sign = price if won else -price
+    mine = sign if partner >= 0 else 3 * sign
+    p0 = mine if team & 1 else -sign
+    p1 = mine if team & 2 else -sign
+    p2 = mine if team & 4 else -sign
+    p3 = mine if team & 8 else -sign
+    return dp, fp, dt, partner, lauf, mit, schneider, schwarz, won, price, p0, p1, p2, p3
+
+
+@njit(cache=True, inline="always")
+def _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+           schneider, schwarz, won, price, payouts):
+    declarer_points[i] = r[0]
+    defender_points[i] = r[1]
+    declarer_tricks[i] = r[2]
+    partner[i] = r[3]
+    laufende_[i] = r[4]
+    laufende_mit[i] = r[5]
+    schneider[i] = r[6]
+    schwarz[i] = r[7]
+    won[i] = r[8]
+    price[i] = r[9]
+    payouts[i, 0] = r[10]
+    payouts[i, 1] = r[11]
+    payouts[i, 2] = r[12]
+    payouts[i, 3] = r[13]
+
+
+@njit(cache=True, inline="always")
+def _clear(i, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+           schneider, schwarz, won, price, payouts):
+    declarer_points[i] = 0
+    defender_points[i] = 0
+    declarer_tricks[i] = 0
+    partner[i] = -1
+    laufende_[i] = 0
+    laufende_mit[i] = False
+    schneider[i] = False
+    schwarz[i] = False
+    won[i] = False
+    price[i] = 0
+    for s in range(4):
+        payouts[i, s] = 0
+
+
+@njit(cache=True)
+def play_batch(hands, variants, called_suits, touts, declarers, doublings, policy, seed, start,
+               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
+               declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+               schneider, schwarz, won, price, payouts, trace_legal, trace_played):
+    """Play given deals; deal i uses the play stream of (seed, start + i). Rows with declarer < 0 are skipped
+    (all results zero, partner -1)."""
+    n = hands.shape[0]
+    hw = np.zeros(4, np.int64)
+    trick = np.zeros(4, np.int8)
+    for i in range(n):
+        d = declarers[i]
+        if d < 0:
+            _clear(i, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+                   schneider, schwarz, won, price, payouts)
+            continue
+        rng = stream_state(seed, start + i, STREAM_PLAY)
+        c = called_suits[i] if variants[i] == 0 else -1
+        r = play_deal(hands[i, 0], hands[i, 1], hands[i, 2], hands[i, 3], np.int64(variants[i]), np.int64(c),
+                      touts[i], np.int64(d), np.int64(doublings[i]), policy, rng,
+                      strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
+                      hw, trick, trace_legal, trace_played, i)
+        _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+               schneider, schwarz, won, price, payouts)
+
+
+@njit(cache=True)
+def simulate_batch(seed, start, kind, tout_share, policy,
+                   strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
+                   deck_mask, hands, variants, called_suits, touts, declarers,
+                   declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+                   schneider, schwarz, won, price, payouts):
+    """Deal + random setup (deal.setup_one) + play + score of deals start .. start+n-1 (n = hands.shape[0]),
+    in one pass. Equivalent to random_setups followed by play_batch with the same seed and start."""
+    n = hands.shape[0]
+    hs = params[P_HAND_SIZE]
+    cards = deck_cards(deck_mask)
+    work = np.empty(32, np.int8)
+    hw = np.zeros(4, np.int64)
+    trick = np.zeros(4, np.int8)
+    ruf_masks = suit_mask[0]
+    no_trace_l = np.zeros((0, 1), np.uint32)
+    no_trace_p = np.zeros((0, 1), np.int8)
+    for i in range(n):
+        idx = start + i
+        h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
+        hands[i, 0] = h0
+        hands[i, 1] = h1
+        hands[i, 2] = h2
+        hands[i, 3] = h3
+        v, c, t, d, ok = setup_one(seed, idx, h0, h1, h2, h3, kind, tout_share, ruf_masks)
+        variants[i] = v
+        called_suits[i] = c
+        touts[i] = t
+        declarers[i] = d
+        if not ok:
+            _clear(i, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+                   schneider, schwarz, won, price, payouts)
+            continue
+        rng = stream_state(seed, idx, STREAM_PLAY)
+        r = play_deal(h0, h1, h2, h3, np.int64(v), np.int64(c), t, np.int64(d), np.int64(0), policy, rng,
+                      strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
+                      hw, trick, no_trace_l, no_trace_p, i)
+        _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+               schneider, schwarz, won, price, payouts)
