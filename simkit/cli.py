@@ -149,5 +149,5 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code or 0)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m simkit.cli
     main()
