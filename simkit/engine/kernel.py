@@ -75,7 +75,7 @@ def laufende(team_cards, order, n_trumps):
     return n, side == 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
               hw, trick, trace_legal, trace_played, row):

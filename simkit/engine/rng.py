@@ -58,4 +58,4 @@ def stream_state(seed, index, stream):
 def below(state, n):
     """A draw in 0..n-1: ``next_u64 % n`` computed on the high 32 bits; returns (r, new state). n in 1..2**32-1."""
     x, s = next_u64(state)
-    return np.int64((x >> S32) % np.uint64(n)), s
+    return np.int64(np.uint32(x >> S32) % np.uint32(n)), s
