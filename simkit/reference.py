@@ -261,38 +261,48 @@ class Game:
     # --- the rules of play
     def legal_cards(self) -> list[int]:
         """The cards the seat to play may play now, in the order a player sorts them (trumps first)."""
-        return sorted((c for c in self.hands[self.to_play] if self._why_not(c) is None), key=self._sort_pos.get)
+        situation = self._situation()
+        legal = (c for c in self.hands[self.to_play] if self._why_not(c, situation) is None)
+        return sorted(legal, key=self._sort_pos.get)
 
-    def _holds_unsearched_ace(self, seat: int) -> bool:
-        return self.called_ace is not None and not self.searched and self.called_ace in self.hands[seat]
-
-    def _why_not(self, c: int) -> str | None:
-        """None if card ``c`` (held by the seat to play) is legal now, else the reason it is not."""
+    def _situation(self) -> dict:
+        """What the rules of 2.4 look at for the seat to play, worked out once per decision."""
         seat = self.to_play
         hand = self.hands[seat]
-        last_card = len(hand) == 1
-        called = self.contract.suit if self.called_ace is not None else None
+        led = self.eff(self.current[0]) if self.current else None
+        holds_ace = self.called_ace is not None and not self.searched and self.called_ace in hand
+        called = self.contract.suit if holds_ace else None
+        return {
+            "last_card": len(hand) == 1,
+            "led": led,
+            "can_follow": led is not None and any(self.eff(x) == led for x in hand),
+            "holds_unsearched_ace": holds_ace,  # the partner, before the called suit has been searched
+            "called": called,
+            "n_called": sum(1 for x in hand if self.eff(x) == called) if holds_ace else 0,
+        }
 
-        if not self.current:  # leading
-            if self._holds_unsearched_ace(seat) and not last_card and self.eff(c) == called and c != self.called_ace:
-                n_called = sum(1 for x in hand if self.eff(x) == called)
-                if n_called < self.rules.run_away_min:
+    def _why_not(self, c: int, s: dict | None = None) -> str | None:
+        """None if card ``c`` (held by the seat to play) is legal now, else the reason it is not."""
+        s = s or self._situation()
+        called, ace = s["called"], self.called_ace
+        if s["led"] is None:  # leading
+            if s["holds_unsearched_ace"] and not s["last_card"] and self.eff(c) == called and c != ace:
+                if s["n_called"] < self.rules.run_away_min:
                     return (f"the holder of the called ace may lead {SUIT_NAMES[called]} only with the ace "
                             f"until it is searched (running away needs {self.rules.run_away_min} "
-                            f"{SUIT_NAMES[called]} cards, he holds {n_called})")
+                            f"{SUIT_NAMES[called]} cards, he holds {s['n_called']})")
             return None
 
-        led = self.eff(self.current[0])
-        if self._holds_unsearched_ace(seat) and led == called:
-            if c != self.called_ace:
-                return f"the called ace {format_card(self.called_ace)} must be played when its suit is first led"
+        led = s["led"]
+        if s["holds_unsearched_ace"] and led == called:
+            if c != ace:
+                return f"the called ace {format_card(ace)} must be played when its suit is first led"
             return None
-        can_follow = any(self.eff(x) == led for x in hand)
-        if can_follow:
+        if s["can_follow"]:
             if self.eff(c) != led:
                 return f"must follow {'trump' if led == TRUMP else SUIT_NAMES[led]}"
             return None
-        if self._holds_unsearched_ace(seat) and c == self.called_ace and not last_card:
+        if s["holds_unsearched_ace"] and c == ace and not s["last_card"]:
             return (f"the called ace may not be discarded before {SUIT_NAMES[called]} has been searched "
                     f"(except in the last trick)")
         return None
@@ -307,11 +317,13 @@ class Game:
         reason = self._why_not(c)
         if reason is not None:
             raise IllegalPlay(self.trick_number, seat, c, reason, self.legal_cards())
-        if not self.current and self.called_ace is not None and self.eff(c) == self.contract.suit:
-            self.searched = True  # leading the called suit (the ace or running away) is the search
         self.hands[seat].remove(c)
         self.current.append(c)
         if len(self.current) == 4:
+            if self.called_ace is not None and self.eff(self.current[0]) == self.contract.suit:
+                # The called suit was led (the ace, or a lower card: running away): from the next trick on it
+                # counts as searched and the ace is an ordinary card.
+                self.searched = True
             winner = trick_winner(self.current, self.leader, self.contract)
             self.tricks.append((self.leader, tuple(self.current), winner))
             self.current = []

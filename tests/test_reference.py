@@ -71,6 +71,14 @@ def test_called_ace_must_be_played_when_suit_first_led():
         g.play(C("E8"))
 
 
+def test_called_ace_forced_in_the_trick_that_searches():
+    # The search happens in this very trick: after seat 0 leads E9 the holder must still play the ace.
+    g = position(RUF_E, hands=["E9 S9", "EA E8 GA", "EZ G7", "SA S7"], leader=0)
+    g.play(C("E9"))
+    assert names(g.legal_cards()) == "EA"
+    assert not g.searched
+
+
 def test_after_the_search_the_ace_is_ordinary():
     g = position(RUF_E, hands=["E9", "EA E8 GA", "EZ", "SA"], leader=0, current="E9", searched=True)
     assert names(g.legal_cards()) == names(cards("EA E8"))
@@ -93,6 +101,9 @@ def test_holder_leading_called_suit_only_with_ace_unless_running_away():
     runner = position(RUF_E, hands=["S9", "EA EK E8 E7 GA", "EZ", "SA"], leader=1)
     assert names(runner.legal_cards()) == names(cards("EA EK E8 E7 GA"))
     runner.play(C("E7"))
+    assert not runner.searched  # the search counts from the end of this trick
+    for c in ("EZ", "SA", "S9"):  # seats 2, 3, 0
+        runner.play(C(c))
     assert runner.searched  # running away counts as the search
     three = position(RUF_E, hands=["S9", "EA E8 E7 GA", "EZ", "SA"], leader=1,
                      rules=RULES.replace(run_away_min=3))
