@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(VENV)/bin/simkit replay simkit/data/demo-games.jsonl
 	$(VENV)/bin/simkit random-play --deals 200000 --contract rufspiel
 	$(VENV)/bin/simkit random-play --deals 200000 --contract wenz
-	$(VENV)/bin/simkit random-play --deals 200000 --contract solo --suit herz --deck short
+	$(VENV)/bin/simkit random-play --deals 200000 --contract solo --tout-share 0.1 --deck short
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q

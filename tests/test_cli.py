@@ -71,3 +71,40 @@ def test_replay_table_and_failures(tmp_path, real_games_file):
     table = run("replay", f)
     assert table.returncode == 1 and "ERROR: trick 1, seat 1, card EO" in table.stdout
     assert "2 of 3 agree" in table.stdout
+
+
+@pytest.mark.parametrize("text,value", [("1e6", 10**6), ("1000000", 10**6), ("1_000_000", 10**6), ("1M", 10**6),
+                                        ("500k", 500_000), ("2.5e3", 2500)])
+def test_parse_count_accepts_what_users_type(text, value):
+    from simkit.cli import parse_count
+    assert parse_count(text) == value
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1e19", "9223372036854775808"])
+def test_parse_count_rejects(text):
+    from simkit.cli import UserError, parse_count
+    with pytest.raises(UserError, match="--deals"):
+        parse_count(text)
+
+
+def test_random_play_summary_json():
+    out = run("random-play", "--deals", "20k", "--contract", "wenz", "--seed", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)
+    assert s["deals"] == s["played"] == 20_000 and s["contract"] == "wenz"
+    assert 0 < s["declarer_win_rate"] < 1 and 0 <= s["mean_declarer_points"] <= 120
+    again = json.loads(run("random-play", "--deals", "20k", "--contract", "wenz", "--seed", "3", "--json").stdout)
+    assert {k: v for k, v in again.items() if k != "deals_per_second"} == \
+        {k: v for k, v in s.items() if k != "deals_per_second"}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--deals", "0"], "--deals must be a positive whole number"),
+    (["--contract", "ramsch"], "unknown contract 'ramsch'"),
+    (["--deck", "medium"], "--deck must be long or short"),
+    (["--contract", "rufspiel", "--tout-share", "0.5"], "cannot be played Tout"),
+    (["--rules", "nope"], "unknown ruleset preset"),
+])
+def test_random_play_bad_input(args, message):
+    out = run("random-play", *args)
+    assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
