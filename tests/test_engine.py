@@ -386,3 +386,18 @@ def test_result_dtypes():
 def test_ceiling_runs():
     p = ceiling_play(1, 0, 20000)
     assert p.dtype == np.uint8 and (p <= 120).all() and 50 < p.mean() < 70
+
+
+def test_play_random_rejects_impossible_rows():
+    h = deal_batch(2, 0, 200)
+    seat_with_ea = int(np.nonzero((h[0] >> 7) & 1)[0][0])
+    with pytest.raises(ValueError, match="holds"):
+        play_random(h[:1], 0, 0, False, seat_with_ea)
+    with pytest.raises(ValueError, match="Tout"):
+        play_random(h[:1], 0, 3, True, seat_with_ea)
+    with pytest.raises(ValueError, match="called suit"):
+        play_random(h[:1], 0, 2, False, seat_with_ea)
+    with pytest.raises(ValueError, match="variants"):
+        play_random(h[:1], 15, -1, False, 0)
+    skipped = play_random(h[:2], 5, -1, False, [-1, 1])
+    assert skipped["partner"][0] == -1 and skipped["price"][0] == 0 and skipped["price"][1] > 0

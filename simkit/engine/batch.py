@@ -105,8 +105,18 @@ def play_random(hands, variants, called_suits, touts, declarers, doublings=0, ru
     touts = _col(touts, n, np.bool_, "touts")
     decl = _col(declarers, n, np.int8, "declarers")
     dbl = _col(doublings, n, np.int8, "doublings")
-    if ((variants == 0) & (decl >= 0) & ~np.isin(called, (0, 1, 3))).any():
+    play = decl >= 0
+    if ((variants < 0) | (variants > 14)).any():
+        raise ValueError("variants must be 0..14 (see simkit.rules.tables)")
+    if (decl > 3).any() or (dbl < 0).any() or (dbl > 30).any():
+        raise ValueError("declarers must be seats 0..3 (negative: skip the row); doublings 0..30")
+    ruf = (variants == 0) & play
+    if (ruf & ~np.isin(called, (0, 1, 3))).any():
         raise ValueError("every Rufspiel row needs a called suit 0 (E), 1 (G) or 3 (S)")
+    if (ruf & touts).any():
+        raise ValueError("a Rufspiel cannot be played Tout")
+    if (ruf & ((hands[np.arange(n), np.maximum(decl, 0)] >> (8 * called.astype(np.uint32) + 7) & 1) != 0)).any():
+        raise ValueError("a Rufspiel declarer cannot call an ace he holds")
     out = _result_arrays(n)
     ncols = 4 * t.hand_size
     tl = np.zeros((n if trace else 0, ncols), np.uint32)
