@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simkit.cards import ASS, DECK_MASKS, HAND_SIZE, KOENIG, OBER, R7, R8, R9, RANK_POINTS, UNTER, ZEHN
-from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
 from simkit.rules.ruleset import Ruleset
 
 N_VARIANTS = 15
@@ -66,7 +66,11 @@ P_TOUT_MULT_LAUF = 8  # 1 if the Tout multiplier also multiplies the Laufende
 P_RUN_AWAY_MIN = 9
 P_HAND_SIZE = 10
 P_DECK_MASK = 11
-N_PARAMS = 12
+P_ENABLED = 12  # bit k set: contract kind k may be declared (simkit.rules.contracts kinds)
+P_TOUT_ALLOWED = 13  # 1 if solo-type contracts may be declared Tout
+P_MAX_DOUBLINGS = 14  # 0 none, 1 Kontra, 2 Kontra and Re
+P_RE_BY_PARTNER = 15  # 1 if the Rufspiel partner may say Re
+N_PARAMS = 16
 
 
 class RuleTables(NamedTuple):
@@ -184,5 +188,9 @@ def build_tables(ruleset: Ruleset | None = None) -> RuleTables:
     params[P_RUN_AWAY_MIN] = ruleset.run_away_min
     params[P_HAND_SIZE] = HAND_SIZE[ruleset.deck]
     params[P_DECK_MASK] = deck
+    params[P_ENABLED] = sum(1 << KIND_NAMES.index(name) for name in ruleset.contracts)
+    params[P_TOUT_ALLOWED] = int(ruleset.tout)
+    params[P_MAX_DOUBLINGS] = ruleset.max_doublings
+    params[P_RE_BY_PARTNER] = int(ruleset.re_by_partner)
     return RuleTables(strength, eff, masks, lorder, ntr, lauf_min, base, points, params, deck,
                       HAND_SIZE[ruleset.deck])
