@@ -8,13 +8,16 @@ known partner surely wins, high trumps are spent only on tricks worth it, and th
 is lost. Kontra and Re on strong hands. Every number is in the config table (``CONFIG_NAMES``/``DEFAULT_CONFIG``);
 docs/heuristic.md explains each rule and entry.
 
-Only popcounts, table lookups and short loops over at most a hand's or a suit's cards; nothing is allocated.
+Only popcounts, bit scans and table lookups (the strongest card of a suit is a bit scan: side suits rank like
+their bits, Ober and Unter by suit); loops run at most over the legal cards; nothing is allocated.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from simkit.engine.bits import cttz, popcount
 from simkit.strategies.api import (
@@ -36,13 +39,14 @@ _CONFIG = (
     ("w_void", 0.5, "score per free side suit (void), only with at least 2 trumps"),
     ("w_forehand", 0.5, "bonus for seat 0 (forehand, leads the first trick) in solo-type contracts"),
     ("w_wg_trump", 1.5, "score per trump in Wenz and Geier (replaces w_trump: only 4 trumps exist)"),
-    ("th_rufspiel", 5.5, "minimum score to declare a Rufspiel"),
-    ("th_solo", 9.0, "minimum score to declare a Farbsolo"),
-    ("th_wenz", 7.5, "minimum score to declare a Wenz"),
-    ("th_geier", 7.5, "minimum score to declare a Geier"),
-    ("th_farbwenz", 9.0, "minimum score to declare a Farbwenz"),
-    ("th_farbgeier", 9.0, "minimum score to declare a Farbgeier"),
-    ("tout_margin", 4.0, "a solo-type contract is declared Tout when its score exceeds its threshold by this"),
+    ("th_rufspiel", 6.0, "minimum score to declare a Rufspiel"),
+    ("th_solo", 10.0, "minimum score to declare a Farbsolo"),
+    ("th_wenz", 7.0, "minimum score to declare a Wenz"),
+    ("th_geier", 7.0, "minimum score to declare a Geier"),
+    ("th_farbwenz", 9.5, "minimum score to declare a Farbwenz"),
+    ("th_farbgeier", 9.5, "minimum score to declare a Farbgeier"),
+    ("tout_slack", 0.0, "Tout when every side card stands and the unbroken top trumps are at least the "
+                        "opponents' trumps minus this"),
     ("kontra_rufspiel", 6.5, "a defender's own score (in the Rufspiel's trumps) to say Kontra"),
     ("kontra_solo", 7.5, "a defender's own score (in the solo's trumps) to say Kontra against a solo-type game"),
     ("re_margin", 1.5, "the declarer says Re when his score exceeds the contract's threshold by this"),
@@ -55,40 +59,56 @@ CONFIG_DOC = {c[0]: c[2] for c in _CONFIG}
 
 C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_WG_TRUMP = range(8)
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
-C_TOUT_MARGIN, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
+C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
 
 # ------------------------------------------------------------------------------------------ constants
 _OBERS = 0x10101010
 _UNTERS = 0x08080808
+_OU = _OBERS | _UNTERS
 _ACES = 0x80808080
+_TENS = 0x40404040
+_LOWS = 0x07070707  # 7, 8, 9: no points
 _SUIT0 = 0xFF
 _P_DECK_MASK = 11
 _P_ENABLED = 12
 _P_TOUT_ALLOWED = 13
 _TRUMP = 4
-# Bid rank of each kind (RULES.md 2.2): Rufspiel < Farbgeier < Geier < Farbwenz < Wenz < Solo; Tout adds 6.
-_RANK_OF_KIND = (0, 5, 4, 2, 3, 1)
-# Kinds from the highest rank down (solo, wenz, farbwenz, geier, farbgeier, rufspiel).
+# Kinds from the highest bid rank down (solo, wenz, farbwenz, geier, farbgeier, rufspiel).
 _KINDS_HIGH_FIRST = (1, 2, 4, 3, 5, 0)
-_POINTS = (0, 0, 0, 2, 3, 4, 10, 11)
+_RANK_POINTS = 0x0B0A040302000000  # byte r: card points of rank r
+
+
+@intrinsic
+def _ctlz32(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], signature.args[0], types.uint32)
+        r = builder.ctlz(v, ir.Constant(ir.IntType(1), 1))
+        return builder.zext(r, ir.IntType(64))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _msb(m):
+    """Index of the highest set bit of a non-empty mask."""
+    return 31 - _ctlz32(m)
+
+
+@njit(cache=True, inline="always")
+def _points(c):
+    return (_RANK_POINTS >> (8 * (c & 7))) & 0xFF
 
 
 @njit(cache=True, inline="always")
 def _bid_rank(code):
+    """Bidding rank (RULES.md 2.2): Rufspiel < Farbgeier < Geier < Farbwenz < Wenz < Solo; Tout adds 6."""
     if code < 0:
         return -1
-    kind = code & 7
-    r = 0
-    if kind == 1:
-        r = 5
-    elif kind == 2:
-        r = 4
-    elif kind == 3:
-        r = 2
-    elif kind == 4:
-        r = 3
-    elif kind == 5:
-        r = 1
+    r = (0x132450 >> (4 * (code & 7))) & 0xF  # nibble k: the rank of kind k
     if (code >> 6) & 1:
         r += 6
     return r
@@ -98,9 +118,9 @@ def _bid_rank(code):
 def _trump_mask(kind, suit, deck):
     """Cards that are trump in contract (kind, suit); the Rufspiel's trump suit is Herz."""
     if kind == 0:
-        m = _OBERS | _UNTERS | (_SUIT0 << 16)
+        m = _OU | (_SUIT0 << 16)
     elif kind == 1:
-        m = _OBERS | _UNTERS | (_SUIT0 << (8 * suit))
+        m = _OU | (_SUIT0 << (8 * suit))
     elif kind == 2:
         m = _UNTERS
     elif kind == 3:
@@ -128,42 +148,57 @@ def _variant(kind, suit):
 
 
 @njit(cache=True, inline="always")
-def _points(c):
-    r = c & 7
-    if r == 7:
-        return 11
-    if r == 6:
-        return 10
-    if r == 5:
-        return 4
-    if r == 4:
-        return 3
-    if r == 3:
-        return 2
-    return 0
+def _suit_cards(kind):
+    """The Ober/Unter that rank above the trump suit's own cards in contract ``kind`` (by suit, E strongest)."""
+    if kind == 0 or kind == 1:
+        return _OU
+    if kind == 2 or kind == 4:
+        return _UNTERS
+    return _OBERS
 
 
 @njit(cache=True, inline="always")
-def _msb(m):
-    """Index of the highest set bit of a non-empty mask."""
-    i = 31
-    while not (m >> i) & 1:
-        i -= 1
-    return i
+def _top_trump(m, kind):
+    """The strongest trump of a non-empty trump mask: Ober before Unter, Eichel first; then the highest bit."""
+    ou = _suit_cards(kind)
+    if m & ou & _OBERS:
+        return _ctz(m & ou & _OBERS)
+    if m & ou & _UNTERS:
+        return _ctz(m & ou & _UNTERS)
+    return _msb(m)
 
 
 @njit(cache=True, inline="always")
-def _standing(held, full):
-    """Cards of ``held`` that win from the top of side suit ``full`` (side suits rank like their bits)."""
-    missing = full & ~held
-    if missing == 0:
-        return popcount(held)
-    return popcount(held >> (_msb(missing) + 1))
+def _low_trump(m, kind):
+    """The weakest trump of a non-empty trump mask."""
+    ou = _suit_cards(kind)
+    rest = m & ~ou
+    if rest:
+        return _ctz(rest)
+    if m & ou & _UNTERS:
+        return _msb(m & ou & _UNTERS)
+    return _msb(m & ou & _OBERS)
 
 
-@njit(cache=True)
-def _hand_score(hand, kind, suit, seat, strength, deck, config):
-    """The bidding score of ``hand`` for contract (kind, suit)."""
+@njit(cache=True, inline="always")
+def _ctz(m):
+    return cttz(m)
+
+
+@njit(cache=True, inline="always")
+def _side(e, tm, deck):
+    return (_SUIT0 << (8 * e)) & ~tm & deck
+
+
+@njit(cache=True, inline="always")
+def _above(c):
+    """Bits above card c (side suits rank like their bits)."""
+    return ~((2 << c) - 1) & 0xFFFFFFFF
+
+
+@njit(cache=True, inline="always")
+def _hand_score(hand, kind, suit, seat, deck, config):
+    """The bidding score of ``hand`` for contract (kind, suit): popcounts only."""
     tm = _trump_mask(kind, suit, deck)
     tr = hand & tm
     nt = popcount(tr)
@@ -173,21 +208,21 @@ def _hand_score(hand, kind, suit, seat, strength, deck, config):
         s = config[C_W_TRUMP] * nt + config[C_W_OBER] * popcount(tr & _OBERS) + config[C_W_UNTER] * popcount(
             tr & _UNTERS)
     # the two highest trumps: EO GO, or EU GU in Wenz/Farbwenz
-    if kind == 2 or kind == 4:
-        top = (1 << 3) | (1 << 11)
-    else:
-        top = (1 << 4) | (1 << 12)
+    top = 0x808 if (kind == 2 or kind == 4) else 0x1010
     s += config[C_W_TOP] * popcount(tr & top)
-    for t in range(4):
-        full = (_SUIT0 << (8 * t)) & ~tm & deck
-        if full == 0:
-            continue
-        held = hand & full
-        if held == 0:
-            if nt >= 2:
-                s += config[C_W_VOID]
-        else:
-            s += config[C_W_STAND] * _standing(held, full)
+    # standing side cards: Ass, Ass+Zehn, Ass+Zehn+Koenig of a side suit (ranks 7, 6, 5 are adjacent bits)
+    side = hand & ~tm
+    a = side & _ACES
+    az = a & (side << 1)
+    azk = az & (side << 2)
+    s += config[C_W_STAND] * (popcount(a) + popcount(az) + popcount(azk))
+    if nt >= 2:
+        voids = 0
+        for t in range(4):
+            full = _side(t, tm, deck)
+            if full and (hand & full) == 0:
+                voids += 1
+        s += config[C_W_VOID] * voids
     if seat == 0 and kind != 0:
         s += config[C_W_FOREHAND]
     return s
@@ -196,62 +231,125 @@ def _hand_score(hand, kind, suit, seat, strength, deck, config):
 @njit(cache=True, inline="always")
 def _call_suit(hand, deck):
     """The suit to call in a Rufspiel: callable (no own ace, a non-trump card of the suit), fewest cards, then most
-    points (a ten to schmier on the partner's ace); -1 if none is callable."""
+    points (a Zehn to schmier on the partner's ace); -1 if none is callable."""
     best = -1
     best_key = 1 << 30
     for s in (0, 1, 3):
-        if (hand >> (8 * s + 7)) & 1:
+        side = hand & (_SUIT0 << (8 * s)) & ~_OU & deck
+        if side == 0 or side & _ACES:
             continue
-        side = hand & (_SUIT0 << (8 * s)) & ~(_OBERS | _UNTERS) & deck
-        if side == 0:
-            continue
-        pts = 0
-        m = side
-        while m:
-            c = cttz(m)
-            m &= m - 1
-            pts += _points(c)
-        key = popcount(side) * 64 - pts
+        key = popcount(side) * 64 - 10 * popcount(side & _TENS) - 4 * ((side >> (8 * s + 5)) & 1)
         if key < best_key:
             best_key = key
             best = s
     return best
 
 
+@njit(cache=True, inline="always")
+def _sure_tout(hand, kind, suit, deck, strength, config):
+    """Every side card stands (wins from the top of its suit) and the unbroken run of top trumps can pull the
+    opponents' trumps (all but ``tout_slack`` of them)."""
+    tm = _trump_mask(kind, suit, deck)
+    for t in range(4):
+        full = _side(t, tm, deck)
+        held = hand & full
+        if held and (full & ~held & (~((1 << _ctz(held)) - 1))) != 0:
+            return False  # a card of the suit above my lowest one is out: my lowest may lose
+    v = _variant(kind, suit)
+    n_tr = popcount(tm)
+    idx = 0  # bit i: I hold the trump i places from the top
+    m = hand & tm
+    while m:
+        c = _ctz(m)
+        m &= m - 1
+        idx |= 1 << (100 + n_tr - strength[v, c])
+    run = _ctz(~idx)
+    return run + config[C_TOUT_SLACK] >= n_tr - popcount(hand & tm)
+
+
 # ------------------------------------------------------------------------------------------------ bid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_contract(hand, seat, strength, params, config):
     """(code, margin) of the highest-ranking contract whose score reaches its threshold, or (PASS, 0)."""
     deck = params[_P_DECK_MASK]
     enabled = params[_P_ENABLED]
+    # Ober/Unter part and per-suit parts of the Rufspiel/Farbsolo score, computed once: in these contracts a
+    # suit is either the trump suit (its non-Ober/Unter cards count as trumps) or a side suit (standing cards,
+    # void).
+    n_ou = popcount(hand & _OU)
+    ou_score = (config[C_W_TRUMP] * n_ou + config[C_W_OBER] * popcount(hand & _OBERS)
+                + config[C_W_UNTER] * popcount(hand & _UNTERS) + config[C_W_TOP] * popcount(hand & 0x1010))
+    side = hand & ~_OU
+    a = side & _ACES
+    az = a & (side << 1)
+    azk = az & (side << 2)
+    stand_all = a | az | azk
+    tot_side = 0.0
+    n_s0 = popcount(side & _SUIT0)
+    n_s1 = popcount(side & (_SUIT0 << 8))
+    n_s2 = popcount(side & (_SUIT0 << 16))
+    n_s3 = popcount(side & (_SUIT0 << 24))
+    w_stand = config[C_W_STAND]
+    w_void = config[C_W_VOID]
+    st0 = w_stand * (popcount(a & 0xFF) + popcount(az & 0xFF) + popcount(azk & 0xFF))
+    st1 = w_stand * (popcount(a & 0xFF00) + popcount(az & 0xFF00) + popcount(azk & 0xFF00))
+    st2 = w_stand * (popcount(a & 0xFF0000) + popcount(az & 0xFF0000) + popcount(azk & 0xFF0000))
+    st3 = w_stand * (popcount(a & 0xFF000000) + popcount(az & 0xFF000000) + popcount(azk & 0xFF000000))
+    tot_side = st0 + st1 + st2 + st3
+    n_void = (n_s0 == 0) + (n_s1 == 0) + (n_s2 == 0) + (n_s3 == 0)
+    fore = config[C_W_FOREHAND] if seat == 0 else 0.0
     for kind in _KINDS_HIGH_FIRST:
         if not (enabled >> kind) & 1:
             continue
         th = config[C_TH_RUFSPIEL + kind]
-        if kind == 0:
-            call = _call_suit(hand, deck)
-            if call < 0:
-                continue
-            sc = _hand_score(hand, 0, 0, seat, strength, deck, config)
-            if sc >= th:
-                return bid_code(0, call, False), sc - th
-            continue
-        if kind == 2 or kind == 3:
-            sc = _hand_score(hand, kind, 0, seat, strength, deck, config)
+        if kind == 0 or kind == 1:
             best_suit = -1
+            sc = -1e9
+            for t in range(4):
+                if kind == 0 and t != 2:
+                    continue
+                if t == 0:
+                    nt, st = n_s0, st0
+                elif t == 1:
+                    nt, st = n_s1, st1
+                elif t == 2:
+                    nt, st = n_s2, st2
+                else:
+                    nt, st = n_s3, st3
+                x = ou_score + config[C_W_TRUMP] * nt + tot_side - st
+                if n_ou + nt >= 2:
+                    x += w_void * (n_void - (1 if nt == 0 else 0))
+                if kind == 1:
+                    x += fore
+                if x > sc:
+                    sc = x
+                    best_suit = t
+            if sc < th:
+                continue
+            if kind == 0:
+                call = _call_suit(hand, deck)
+                if call < 0:
+                    continue
+                return bid_code(0, call, False), sc - th
+        elif kind == 2 or kind == 3:
+            sc = _hand_score(hand, kind, 0, seat, deck, config)
+            best_suit = -1
+            if sc < th:
+                continue
         else:
             sc = -1e9
             best_suit = 0
-            for s in range(4):
-                x = _hand_score(hand, kind, s, seat, strength, deck, config)
+            for t in range(4):
+                x = _hand_score(hand, kind, t, seat, deck, config)
                 if x > sc:
                     sc = x
-                    best_suit = s
-        if sc >= th:
-            tout = params[_P_TOUT_ALLOWED] != 0 and sc >= th + config[C_TOUT_MARGIN]
-            return bid_code(kind, best_suit, tout), sc - th
+                    best_suit = t
+            if sc < th:
+                continue
+        tout = params[_P_TOUT_ALLOWED] != 0 and _sure_tout(hand, kind, best_suit, deck, strength, config)
+        return bid_code(kind, best_suit, tout), sc - th
     return PASS, 0.0
 
 
@@ -277,7 +375,7 @@ def double(hand, seat, info, strength, eff_suit, params, config):
     decl = info[I_DECLARER]
     deck = params[_P_DECK_MASK]
     declaring_side = seat == decl or (kind == 0 and ((hand >> (8 * suit + 7)) & 1) == 1)
-    sc = _hand_score(hand, kind, suit if kind != 0 else 0, seat, strength, deck, config)
+    sc = _hand_score(hand, kind, suit if kind != 0 else 0, seat, deck, config)
     if info[I_DOUBLINGS] == 0:
         if declaring_side:
             return 0
@@ -298,54 +396,48 @@ def _beats(new, best, v, strength, eff_suit):
 
 
 @njit(cache=True, inline="always")
-def _side_mask(e, tm, deck):
-    return (_SUIT0 << (8 * e)) & ~tm & deck
+def _higher_out(c, out, v, kind, tm, deck, strength, eff_suit):
+    """Is a card of ``out`` in the effective suit of ``c`` stronger than ``c``?"""
+    if (tm >> c) & 1:
+        ot = out & tm
+        return ot != 0 and strength[v, _top_trump(ot, kind)] > strength[v, c]
+    return (out & _side(c >> 3, tm, deck) & _above(c)) != 0
 
 
-@njit(cache=True)
-def _higher_out(c, out, v, tm, deck, strength, eff_suit):
-    """Number of cards of ``out`` in the effective suit of ``c`` that are stronger than ``c``."""
-    e = eff_suit[v, c]
-    m = (tm if e == _TRUMP else _side_mask(e, tm, deck)) & out
-    n = 0
-    while m:
-        o = cttz(m)
-        m &= m - 1
-        if strength[v, o] > strength[v, c]:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _is_safe(c, out, n_after, v, tm, deck, strength, eff_suit):
+@njit(cache=True, inline="always")
+def _is_safe(c, out, n_after, v, kind, tm, deck, strength, eff_suit):
     """Will ``c`` (winning the trick now) still win it after ``n_after`` more players? Sure for a top trump; for a
     side card when nothing higher of its suit is out and the suit is likely still held by the others (or no trump
     is out to ruff it)."""
     if n_after == 0:
         return True
-    if _higher_out(c, out, v, tm, deck, strength, eff_suit) > 0:
+    if _higher_out(c, out, v, kind, tm, deck, strength, eff_suit):
         return False
-    if eff_suit[v, c] == _TRUMP or (out & tm) == 0:
+    if (tm >> c) & 1 or (out & tm) == 0:
         return True
-    return popcount(out & _side_mask(eff_suit[v, c], tm, deck)) >= n_after + 1
+    return popcount(out & _side(c >> 3, tm, deck)) >= n_after + 1
 
 
 @njit(cache=True, inline="always")
 def _throw_cost(c, v, tm, strength):
-    """What it costs to give a card away: its points, plus the future of a trump."""
+    """What it costs to give a card away: twice its points, plus for a trump 6 + its rank from the bottom."""
     cost = 2 * _points(c)
     if (tm >> c) & 1:
         cost += 6 + (strength[v, c] - 100)
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cheapest(mask, v, tm, strength):
+    """The card of ``mask`` that costs least to give away (a side 7/8/9 when there is one)."""
+    z = mask & ~tm & _LOWS
+    if z:
+        return _ctz(z)
     best = -1
     best_cost = 1 << 30
     m = mask
     while m:
-        c = cttz(m)
+        c = _ctz(m)
         m &= m - 1
         cost = _throw_cost(c, v, tm, strength) * 64 + strength[v, c]
         if cost < best_cost:
@@ -354,21 +446,24 @@ def _cheapest(mask, v, tm, strength):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _schmier(mask, v, tm, strength):
-    """The card to give a trick the partner surely wins: most points, Zehn before Ass, never an Ober/Unter trump
-    while another card with points is there."""
+    """The card to give a trick the partner surely wins: most points, a side Zehn before a side Ass, never an
+    Ober/Unter trump while another card with points is there."""
+    side = mask & ~tm
+    if side & _TENS:
+        return _ctz(side & _TENS)
+    if side & _ACES:
+        return _ctz(side & _ACES)
     best = -1
     best_key = -(1 << 30)
     m = mask
     while m:
-        c = cttz(m)
+        c = _ctz(m)
         m &= m - 1
         p = _points(c)
-        r = c & 7
-        if r == 6:
-            p = 12  # the Zehn first: the Ass may still win a trick of its own
         if (tm >> c) & 1:
+            r = c & 7
             if r == 3 or r == 4:
                 p = -10 - (strength[v, c] - 100)  # Ober/Unter trumps are kept
             else:
@@ -376,30 +471,6 @@ def _schmier(mask, v, tm, strength):
         key = p * 64 - strength[v, c]
         if key > best_key:
             best_key = key
-            best = c
-    return best
-
-
-@njit(cache=True)
-def _lowest(mask, v, strength):
-    best = cttz(mask)
-    m = mask
-    while m:
-        c = cttz(m)
-        m &= m - 1
-        if strength[v, c] < strength[v, best]:
-            best = c
-    return best
-
-
-@njit(cache=True)
-def _highest(mask, v, strength):
-    best = cttz(mask)
-    m = mask
-    while m:
-        c = cttz(m)
-        m &= m - 1
-        if strength[v, c] > strength[v, best]:
             best = c
     return best
 
@@ -421,68 +492,64 @@ def _team(x, seat, kind, decl, partner, i_am_partner):
     return -1
 
 
-@njit(cache=True)
-def _lead(hand, legal, seat, info, v, tm, deck, strength, eff_suit, config, declaring, out):
-    kind = info[I_KIND]
+@njit(cache=True, inline="always")
+def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declaring, out):
     my_tr = legal & tm
     out_tr = out & tm
-    # 1. declaring side pulls trumps: the top trump when held, else a low trump while longer in trumps
+    # 1. declaring side pulls trumps: the top trump when it is the highest out, else a low trump while longer
     if declaring and my_tr and out_tr:
-        top = _highest(my_tr, v, strength)
-        if _higher_out(top, out, v, tm, deck, strength, eff_suit) == 0:
+        top = _top_trump(my_tr, kind)
+        if strength[v, top] > strength[v, _top_trump(out_tr, kind)]:
             return top
         if kind != 2 and kind != 3 and popcount(hand & tm) >= popcount(out_tr):
             return _cheapest(my_tr, v, tm, strength)
-    # 2. defenders search the called ace (Rufspiel, before the search): lowest card of the called suit
+    # 2. search the called ace (Rufspiel, before the search): the defenders, and the declarer himself once his
+    #    trump leads are done (the partner's ace takes it): the cheapest card of the called suit
     if kind == 0 and info[I_SEARCHED] == 0:
-        called = _side_mask(info[I_SUIT], tm, deck)
-        ace = 8 * info[I_SUIT] + 7
-        if not ((hand >> ace) & 1) and (legal & called):
-            if not declaring or seat == info[I_DECLARER]:
-                # the declarer leads it too once his trumps are done: the partner's ace takes it
-                return _cheapest(legal & called, v, tm, strength)
-    # 3. a standing side card (no higher card of its suit out), most points first
+        called = legal & _side(info[I_SUIT], tm, deck)
+        if called and not ((hand >> (8 * info[I_SUIT] + 7)) & 1):
+            return _ctz(called)
+    # 3. a standing side card (no higher card of its suit out), most points first, while the others still hold
+    #    the suit (else it is ruffed) or no trump is out
     side = legal & ~tm
     best = -1
     best_p = -1
-    m = side
-    while m:
-        c = cttz(m)
-        m &= m - 1
-        if _higher_out(c, out, v, tm, deck, strength, eff_suit) == 0:
+    for e in range(4):
+        full = _side(e, tm, deck)
+        held = side & full
+        if held == 0:
+            continue
+        c = _msb(held)
+        if (out & full & _above(c)) == 0 and (out_tr == 0 or popcount(out & full) >= 2):
             p = _points(c) * 8 + (c & 7)
-            e = c >> 3
-            # only while the others still hold the suit (else it is ruffed), unless no trump is out
-            if out_tr == 0 or popcount(out & _side_mask(e, tm, deck)) >= 2:
-                if p > best_p:
-                    best_p = p
-                    best = c
+            if p > best_p:
+                best_p = p
+                best = c
     if best >= 0:
         return best
     # 4. a low card of a side suit: the declaring side from its shortest suit (to ruff later), the defenders
-    #    from their longest (the declarer must ruff); never lead away from an unguarded Zehn if avoidable
+    #    from their longest (the declarer must ruff); the cheapest card of it
     if side:
-        best = -1
         best_key = 1 << 30
         for e in range(4):
-            held = side & _side_mask(e, tm, deck)
+            held = side & _side(e, tm, deck)
             if held == 0:
                 continue
-            c = _cheapest(held, v, tm, strength)
+            c = _ctz(held)
             n = popcount(held)
-            key = _throw_cost(c, v, tm, strength) * 16 + (n if declaring else 8 - n)
+            key = _points(c) * 32 + (n if declaring else 8 - n)
             if key < best_key:
                 best_key = key
                 best = c
         return best
-    # 5. only trumps: the lowest
+    # 5. only trumps: the cheapest
     return _cheapest(legal, v, tm, strength)
 
 
 @njit(PLAY_SIG, cache=True)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if (legal & (legal - 1)) == 0:
-        return cttz(legal)
+        return _ctz(legal)
     v = info[I_VARIANT]
     kind = info[I_KIND]
     decl = info[I_DECLARER]
@@ -501,7 +568,7 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     declaring = seat == decl or i_am_partner
 
     if n == 0:
-        return _lead(hand, legal, seat, info, v, tm, deck, strength, eff_suit, config, declaring, out)
+        return _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declaring, out)
 
     # the trick so far
     leader = info[I_LEADER]
@@ -516,54 +583,60 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
             winner = (leader + k) & 3
     n_after = 3 - n
     rel = _team(winner, seat, kind, decl, partner, i_am_partner)
-    # are all players after me on my side?
-    friends_after = True
+    friends_after = True  # is every player after me on my side?
     for k in range(1, n_after + 1):
         if _team((seat + k) & 3, seat, kind, decl, partner, i_am_partner) != 1:
             friends_after = False
 
-    # partner wins the trick (surely): schmieren
-    if rel == 1 and (friends_after or _is_safe(best, out, n_after, v, tm, deck, strength, eff_suit)):
-        return _schmier(legal, v, tm, strength)
+    # 1. my partner wins the trick and keeps it: schmieren
+    if rel == 1:
+        if friends_after or _is_safe(best, out, n_after, v, kind, tm, deck, strength, eff_suit):
+            return _schmier(legal, v, tm, strength)
+        return _cheapest(legal, v, tm, strength)
 
-    # winners I hold
+    # 2. an opponent (or an unknown player) wins: the cards of mine that beat him
+    if (tm >> best) & 1:
+        cand = legal & tm
+    else:
+        cand = (legal & tm) | (legal & _side(best >> 3, tm, deck) & _above(best))
     winners = 0
-    m = legal
+    m = cand
     while m:
-        c = cttz(m)
+        c = _ctz(m)
         m &= m - 1
         if _beats(c, best, v, strength, eff_suit):
             winners |= 1 << c
-    if rel != 1 and winners:
+    if winners:
         last = n_after == 0 or friends_after
-        n_tr = popcount(deck & tm)
         n_high = int(config[C_HIGH_TRUMPS])
         if (kind == 2 or kind == 3) and n_high > 2:
             n_high = 2
+        high_from = popcount(tm) - n_high  # strength - 100 above this: a high trump
         worth = pts >= config[C_TAKE_MIN_POINTS]
-        # sure winners: the cheapest one (a side card following suit brings its own points: the most valuable)
-        safe = 0
-        m = winners
-        while m:
-            c = cttz(m)
-            m &= m - 1
-            if last or _is_safe(c, out, n_after, v, tm, deck, strength, eff_suit):
-                safe |= 1 << c
-        if safe:
-            side_safe = safe & ~tm
-            if side_safe:
-                return _schmier(side_safe, v, tm, strength)
-            c = _cheapest(safe, v, tm, strength)
-            high = strength[v, c] - 100 > n_tr - n_high
-            if not high or worth or pts > 0 and last:
+        # a side card following suit that surely wins takes with its most points
+        side_w = winners & ~tm
+        if side_w:
+            c = _msb(side_w)
+            if last or _is_safe(c, out, n_after, v, kind, tm, deck, strength, eff_suit):
                 return c
-        else:
-            # an unsure winner: the strongest trump that is not high when the trick is worth it
-            if worth:
-                c = _highest(winners, v, strength)
-                if not (tm >> c) & 1 or strength[v, c] - 100 <= n_tr - n_high:
-                    return c
-                low = winners & tm
-                c2 = _cheapest(low, v, tm, strength)
-                return c2
+        tw = winners & tm
+        if tw:
+            low = _low_trump(tw, kind)  # the cheapest trump that beats
+            top = _top_trump(tw, kind)
+            if last or _is_safe(low, out, n_after, v, kind, tm, deck, strength, eff_suit):
+                if strength[v, low] - 100 <= high_from or worth or (pts > 0 and last):
+                    return low
+            elif _is_safe(top, out, n_after, v, kind, tm, deck, strength, eff_suit):
+                if strength[v, top] - 100 <= high_from or worth:
+                    return top
+            elif worth:
+                # an unsure winner: the strongest trump that is not high, else the cheapest that beats
+                m = tw
+                c_best = low
+                while m:
+                    c = _ctz(m)
+                    m &= m - 1
+                    if strength[v, c] - 100 <= high_from and strength[v, c] > strength[v, c_best]:
+                        c_best = c
+                return c_best
     return _cheapest(legal, v, tm, strength)

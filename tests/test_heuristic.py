@@ -1,0 +1,286 @@
+"""The built-in heuristic strategy: decisions on hand-built positions, legality, and its quality in play."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simkit.cards import parse_card
+from simkit.rules.contracts import RUFSPIEL, SOLO, WENZ
+from simkit.rules.ruleset import Ruleset
+from simkit.rules.tables import build_tables
+from simkit.strategies import heuristic as h
+from simkit.strategies.api import (
+    I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN, I_PHASE, I_PLAYED,
+    I_PLAYED_BY, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, NOT_ASKED, PASS, PHASE_DOUBLE, PHASE_PLAY, bid_code,
+    decode_bid,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("duplicate_match", REPO / "scripts" / "duplicate_match.py")
+dm = importlib.util.module_from_spec(_spec)
+sys.modules["duplicate_match"] = dm
+_spec.loader.exec_module(dm)
+
+T = build_tables(Ruleset())
+CFG = h.DEFAULT_CONFIG
+
+
+def mask(text: str) -> int:
+    return sum(1 << parse_card(c) for c in text.split())
+
+
+def bidding_info(bids=()):
+    info = np.zeros(INFO_SIZE, np.int64)
+    info[I_BIDS:I_BIDS + 4] = NOT_ASKED
+    for s, b in enumerate(bids):
+        info[I_BIDS + s] = b
+    info[I_KIND] = info[I_SUIT] = info[I_DECLARER] = info[I_VARIANT] = info[I_PARTNER_SHOWN] = -1
+    return info
+
+
+def do_bid(hand, seat=1, bids=(), tables=T, config=CFG):
+    code = h.bid(np.int64(mask(hand)), seat, bidding_info(bids), tables.strength, tables.eff_suit, tables.params,
+                 config)
+    return decode_bid(code)
+
+
+def play_info(kind, suit, declarer, variant, trick=(), leader=0, played=(), played_by=None, partner=-1):
+    info = bidding_info()
+    info[I_PHASE] = PHASE_PLAY
+    info[I_KIND], info[I_SUIT], info[I_DECLARER], info[I_VARIANT] = kind, suit, declarer, variant
+    info[I_LEADER] = leader
+    info[I_N_IN_TRICK] = len(trick)
+    info[I_TRICK:I_TRICK + 4] = -1
+    for k, c in enumerate(trick):
+        info[I_TRICK + k] = parse_card(c)
+        info[I_PLAYED] |= 1 << parse_card(c)
+        info[I_PLAYED_BY + (leader + k) % 4] |= 1 << parse_card(c)
+    for c in played:
+        info[I_PLAYED] |= 1 << parse_card(c)
+    for s, cards in (played_by or {}).items():
+        info[I_PLAYED_BY + s] |= mask(cards)
+    info[I_PARTNER_SHOWN] = partner
+    return info
+
+
+def do_play(hand, info, legal=None):
+    hm = mask(hand)
+    lm = hm if legal is None else mask(legal)
+    c = h.play(np.int64(hm), np.int64(lm), int((info[I_LEADER] + info[I_N_IN_TRICK]) % 4), info, T.strength,
+               T.eff_suit, T.params, CFG)
+    assert lm >> c & 1
+    return c
+
+
+# --------------------------------------------------------------------------------------------- exports
+
+def test_exports():
+    assert len(h.CONFIG_NAMES) == len(h.DEFAULT_CONFIG) == len(set(h.CONFIG_NAMES))
+    assert h.DEFAULT_CONFIG.dtype == np.float64
+    assert isinstance(h.DESCRIPTION, str) and "\n" not in h.DESCRIPTION
+    doc = (REPO / "docs" / "heuristic.md").read_text()
+    for name in h.CONFIG_NAMES:  # every config entry is documented
+        assert f"`{name}`" in doc
+
+
+# --------------------------------------------------------------------------------------------- bidding
+
+def test_four_ober_two_unter_bids_a_solo():
+    kind, suit, tout = do_bid("EO GO HO SO EU GU SA E7")
+    # Eichel: seven trumps and the standing Schellen Ass beat seven trumps and a lone E7. No Tout: six top trumps
+    # cannot be sure to pull the opponents' seven
+    assert kind == SOLO and suit == 0 and not tout
+    kind, suit, tout = do_bid("EO GO HO SO EU GU S7 S8")
+    assert kind == SOLO and suit == 3 and tout  # the six top trumps pull the six others: a Tout
+
+
+def test_weak_hand_passes():
+    assert do_bid("E7 E8 G9 GK S7 S9 HK SU") is None
+
+
+def test_rufspiel_calls_the_shortest_callable_suit_never_an_own_ace():
+    # 4 trumps and the Eichel ace (cannot call it); Gras two cards, Schellen one card -> calls Schellen
+    kind, suit, _ = do_bid("EO HO GU HA EA G7 G8 S8")
+    assert kind == RUFSPIEL and suit == 3
+    kind, suit, _ = do_bid("EO HO GU HA H9 EA G7 G8")
+    assert kind == RUFSPIEL and suit == 1
+    # nothing callable: only aces / no side cards of E, G, S -> no Rufspiel
+    assert do_bid("EO HO GU HA H9 EA GA SA") is None or do_bid("EO HO GU HA H9 EA GA SA")[0] != RUFSPIEL
+
+
+def test_no_bid_below_an_earlier_declaration():
+    hand = "EO HO GU HA H9 EA G7 S8"
+    assert do_bid(hand, seat=1)[0] == RUFSPIEL
+    assert do_bid(hand, seat=1, bids=(bid_code(RUFSPIEL, 0, False),)) is None  # equal rank: earlier seat wins
+    assert do_bid(hand, seat=2, bids=(PASS, bid_code(WENZ, -1, False))) is None
+
+
+def test_only_enabled_contracts_and_tout_when_allowed():
+    only_ruf = build_tables(Ruleset(contracts=("rufspiel",)))
+    assert do_bid("EO GO HO SO EU GU S7 S8", tables=only_ruf) is None or \
+        do_bid("EO GO HO SO EU GU S7 S8", tables=only_ruf)[0] == RUFSPIEL
+    monster = "EO GO HO SO EU GU HU SU"
+    assert do_bid(monster)[2]  # a Tout
+    no_tout = build_tables(Ruleset(tout=False))
+    assert not do_bid(monster, tables=no_tout)[2]
+
+
+def test_wenz_on_unters_and_aces():
+    kind, _, _ = do_bid("EU GU HU EA EZ GA SA SZ")
+    assert kind == WENZ
+
+
+# --------------------------------------------------------------------------------------------- doubling
+
+def test_kontra_on_strong_defender_hands_only():
+    info = play_info(RUFSPIEL, 0, 0, 0)
+    info[I_PHASE] = PHASE_DOUBLE
+    strong = mask("EO GO HO EU HA HZ HK GA")
+    weak = mask("E7 E8 G9 GK S7 S9 HK SU")
+    args = (info, T.strength, T.eff_suit, T.params, CFG)
+    assert h.double(np.int64(strong), 1, *args) == 1
+    assert h.double(np.int64(weak), 1, *args) == 0
+    info[I_DOUBLINGS] = 1  # Re is asked of the declaring side only
+    assert h.double(np.int64(strong), 0, *args) == 1
+    assert h.double(np.int64(weak), 0, *args) == 0
+
+
+# --------------------------------------------------------------------------------------------- play
+
+def test_declarer_pulls_trumps_with_the_top_trump():
+    info = play_info(SOLO, 2, 0, 1 + 2)  # Herz solo by seat 0, seat 0 leads
+    assert do_play("EO GO HU HA HZ H7 GA S7", info) == parse_card("EO")
+
+
+def test_defender_searches_the_called_ace():
+    info = play_info(RUFSPIEL, 1, 2, 0, leader=1)  # seat 2 calls the Gras ace; seat 1 (defender) leads
+    assert do_play("SO HU H8 G7 GK E9 EK S9", info) == parse_card("G7")
+
+
+def test_defender_schmiert_on_partners_sure_trick():
+    # Herz solo by seat 0; seat 2 leads EA, seat 3 follows, the declarer follows with E8; seat 1 (a defender)
+    # cannot follow Eichel and schmiert the Zehn on his partner's ace.
+    info = play_info(SOLO, 2, 0, 1 + 2, trick=("EA", "E7", "E8"), leader=2)
+    c = do_play("GZ G7 S9 SK HK", info)
+    assert c == parse_card("GZ")
+
+
+def test_rufspiel_partner_schmiert_on_declarers_winning_trick():
+    # Rufspiel called Eichel by seat 0; seat 2 holds the Eichel ace (partner, he knows). Seat 0 led EO (the top
+    # trump), seat 1 followed with H7; seat 2 has no trump left and schmiert (not the called ace: illegal before
+    # the search, so the legal set excludes it)
+    info = play_info(RUFSPIEL, 0, 0, 0, trick=("EO", "H7"), leader=0)
+    c = do_play("EA GZ G7 S8 SK", info, legal="GZ G7 S8 SK")
+    assert c == parse_card("GZ")
+
+
+def test_no_points_to_the_opponents_when_losing():
+    # Herz solo by seat 0; declarer leads HA, defender seat 1 can't beat with anything sensible? He holds only a
+    # low trump and side cards: must follow trump with H7 (the only trump).
+    info = play_info(SOLO, 2, 0, 3, trick=("EO",), leader=0)
+    assert do_play("H7 GA GZ SK", info, legal="H7") == parse_card("H7")
+    # void in trump: throws the cheapest card, not the ace or the ten
+    assert do_play("GA GZ SK S7", info) == parse_card("S7")
+
+
+def test_takes_a_rich_trick_cheaply_when_last():
+    # Rufspiel called Gras by seat 1; seat 0 leads SA, seat 1 SZ?? -> last seat 3 is void in Schellen
+    info = play_info(RUFSPIEL, 1, 1, 0, trick=("SA", "SZ", "SK"), leader=0)
+    c = do_play("HO H7 G9 E8", info)
+    assert c == parse_card("H7")  # the lowest trump takes 25 points
+
+
+def test_keeps_a_high_trump_off_an_empty_trick():
+    info = play_info(RUFSPIEL, 1, 1, 0, trick=("S7", "S8"), leader=0)  # seat 2 is to play, seat 3 after him
+    c = do_play("EO GO E8 E9", info)
+    assert c in (parse_card("E8"), parse_card("E9"))
+
+
+# --------------------------------------------------------------------------------------------- legality
+
+@pytest.mark.parametrize("rules", [
+    Ruleset(),
+    Ruleset(deck="short"),
+    Ruleset(contracts=("rufspiel", "solo", "wenz", "geier", "farbwenz", "farbgeier")),
+    Ruleset(max_doublings=2, re_by_partner=False, tout=False),
+], ids=["long", "short", "all-contracts", "no-tout"])
+def test_only_legal_bids_and_cards_over_many_deals(rules):
+    """The referee checks every declaration (Game() rejects an impossible call) and every card."""
+    t = build_tables(rules)
+    rng = np.random.default_rng(11)
+    hs = dm.HeuristicSeat()
+    rs = dm.RandomSeat(rng, rules, p_bid=0.3)
+    kinds = set()
+    for i in range(150):
+        hands = dm.deal_hands(rng, rules)
+        seats = [hs, hs, hs, hs] if i % 2 else [hs, rs, hs, rs]
+        d = dm.play_deal_referee(rules, t, hands, seats)
+        kinds.add(d.kind)
+        assert sum(d.payouts) == 0
+    assert RUFSPIEL in kinds
+
+
+def test_random_positions_return_legal_cards():
+    """Random hands, contracts and partial tricks: play() returns a card of ``legal`` every time."""
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        perm = rng.permutation(32)
+        v = int(rng.integers(15))
+        kind = int(h.VARIANT_KIND_OF[v]) if hasattr(h, "VARIANT_KIND_OF") else [0, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5,
+                                                                               5, 5, 5][v]
+        suit = [0, 0, 1, 2, 3, -1, -1, 0, 1, 2, 3, 0, 1, 2, 3][v]
+        if kind == 0:
+            suit = int(rng.choice([0, 1, 3]))
+        n_hand = int(rng.integers(1, 9))
+        n_trick = int(rng.integers(0, 4))
+        hand = sum(1 << int(c) for c in perm[:n_hand])
+        trick = [int(c) for c in perm[n_hand:n_hand + n_trick]]
+        played = sum(1 << int(c) for c in perm[n_hand:n_hand + n_trick + int(rng.integers(0, 12))])
+        k = int(rng.integers(1, n_hand + 1))
+        legal = sum(1 << int(c) for c in perm[:k])
+        info = play_info(kind, suit, int(rng.integers(4)), v, leader=int(rng.integers(4)))
+        info[I_N_IN_TRICK] = n_trick
+        for j, c in enumerate(trick):
+            info[I_TRICK + j] = c
+        info[I_PLAYED] = played
+        seat = int((info[I_LEADER] + n_trick) % 4)
+        c = h.play(np.int64(hand), np.int64(legal), seat, info, T.strength, T.eff_suit, T.params, CFG)
+        assert legal >> c & 1
+
+
+# --------------------------------------------------------------------------------------------- quality
+
+def _duplicate(n, seed):
+    if dm.kernel_available():
+        return dm.kernel_duplicate(n, seed)
+    return dm.referee_duplicate(n, seed)
+
+
+def _all_heuristic(n, seed):
+    if dm.kernel_available():
+        return dm.kernel_all_heuristic(n, seed)
+    return dm.referee_all_heuristic(n, seed)
+
+
+def test_heuristic_beats_random_in_a_duplicate_match():
+    n = 20000 if dm.kernel_available() else 300
+    x = _duplicate(n, 123) / 2
+    m, lo, hi = dm.mean_ci(x)
+    assert lo > 0, (m, lo, hi)
+
+
+def test_realistic_contracts_under_heuristic_play():
+    n = 40000 if dm.kernel_available() else 1500
+    kinds, won = _all_heuristic(n, 99)
+    st = dm.contract_stats(kinds, won)
+    assert st["passed_share"] < 0.5
+    assert 0.6 <= st["declarer_win_share"] <= 0.85, st
+    shares = {k: v["share"] for k, v in st["contracts"].items()}
+    assert max(shares, key=shares.get) == "rufspiel"
+    assert not math.isnan(st["declarer_win_share"])
