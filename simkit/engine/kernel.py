@@ -76,6 +76,102 @@ def laufende(team_cards, order, n_trumps):
 
 
 @njit(cache=True, inline="always")
+def called_ace_setup(hw, called, declarer, called_mask):
+    """The Rufspiel's called-ace state from the dealt hands ``hw`` (int64[4]); ``called`` -1 for every other
+    contract. Returns (partner, searched, ace_bit, team, team_cards): ``searched`` True switches the called-ace
+    rules off (no called suit); ``team`` is the bit set of the declaring side's seats, ``team_cards`` its cards."""
+    partner = -1
+    searched = True
+    ace_bit = np.int64(0)
+    if called >= 0:
+        ace_bit = np.int64(1) << np.int64(8 * called + 7)
+        for s in range(4):
+            if hw[s] & ace_bit:
+                partner = s
+        searched = False
+    team = np.int64(1) << np.int64(declarer)
+    team_cards = hw[declarer]
+    if partner >= 0:
+        team |= np.int64(1) << np.int64(partner)
+        team_cards |= hw[partner]
+    return partner, searched, ace_bit, team, team_cards
+
+
+@njit(cache=True, inline="always")
+def legal_cards(hand, k, follow, led_called, holder, ace_bit, called_mask, run_min):
+    """The legal cards (mask) of a seat holding ``hand`` as the k-th card of a trick (RULES.md 2.4).
+
+    ``follow``: the cards of the led effective suit (ignored when k == 0); ``led_called``: the trick was led
+    with the called suit; ``holder``: the seat holds the called ace and the called suit is not yet searched
+    (always False outside a Rufspiel); ``called_mask``: the called suit's non-trump cards; ``run_min``: cards
+    of the called suit needed to run away."""
+    if k == 0:
+        legal = hand
+        if holder and (hand & (hand - 1)) != 0:
+            cs = hand & called_mask
+            if popcount(cs) < run_min:  # may not run away: no low called-suit card
+                legal = hand & ~(cs & ~ace_bit)
+        return legal
+    f = hand & follow
+    legal = f if f != 0 else hand
+    if holder:
+        if led_called:
+            legal = ace_bit  # rule 1: the searched ace must be played
+        elif f == 0:
+            x = hand & ~ace_bit  # rule 2: no discarding the ace, unless it is the last card
+            if x != 0:
+                legal = x
+    return legal
+
+
+@njit(cache=True, inline="always")
+def trick_step(k, seat, e, st, led, best_seat, best_eff, best_str):
+    """Fold the k-th card of a trick (effective suit ``e``, strength ``st``, played by ``seat``) into the trick
+    state; returns (led, best_seat, best_eff, best_str)."""
+    if k == 0:
+        return e, seat, e, st
+    if (e == best_eff or e == TRUMP) and st > best_str:
+        return led, seat, e, st
+    return led, best_seat, best_eff, best_str
+
+
+@njit(cache=True, inline="always")
+def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner):
+    """Result of a played deal (RULES.md 2.5, 2.6): declaring side's points ``dp`` and tricks ``dt``, hand size
+    ``hs``, Laufende ``lauf``; returns (won, schneider, schwarz, price, payout0, payout1, payout2, payout3)."""
+    if tout:
+        won = dt == hs
+        schneider = False
+        schwarz = False
+    else:
+        won = dp >= 61
+        schneider = (won and dp >= 91) or ((not won) and dp <= 30)
+        schwarz = dt == 0 or dt == hs
+    rate = params[P_LAUF_RATE]
+    lpay = rate * lauf if lauf >= lauf_min_v else 0
+    if tout:
+        mult = params[P_TOUT_MULT]
+        if params[P_TOUT_MULT_LAUF] != 0:
+            price = mult * (base_v + lpay)
+        else:
+            price = mult * base_v + lpay
+    else:
+        price = base_v + lpay
+        if schneider:
+            price += params[P_SCHNEIDER]
+        if schwarz:
+            price += params[P_SCHWARZ]
+    price = price << np.int64(dbl)
+    sign = price if won else -price
+    mine = sign if partner >= 0 else 3 * sign
+    p0 = mine if team & 1 else -sign
+    p1 = mine if team & 2 else -sign
+    p2 = mine if team & 4 else -sign
+    p3 = mine if team & 8 else -sign
+    return won, schneider, schwarz, price, p0, p1, p2, p3
+
+
+@njit(cache=True, inline="always")
 def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
               hw, trick, trace_legal, trace_played, row):
@@ -94,26 +190,9 @@ def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
     sv = strength[v]
     ev = eff_suit[v]
     tracing = trace_legal.shape[0] > 0
-
-    # called-ace state (Rufspiel only; otherwise "searched" from the start switches every rule off)
-    partner = -1
-    searched = True
-    ace_bit = np.int64(0)
-    called_mask = np.int64(0)
     run_min = params[P_RUN_AWAY_MIN]
-    if called >= 0:
-        ace_bit = np.int64(1) << np.int64(8 * called + 7)
-        called_mask = np.int64(suit_mask[v, called])
-        for s in range(4):
-            if hw[s] & ace_bit:
-                partner = s
-        searched = False
-    team = np.int64(1) << np.int64(declarer)
-    team_cards = hw[declarer]
-    if partner >= 0:
-        team |= np.int64(1) << np.int64(partner)
-        team_cards |= hw[partner]
-
+    called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
+    partner, searched, ace_bit, team, team_cards = called_ace_setup(hw, called, declarer, called_mask)
     lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
 
     leader = 0
@@ -130,22 +209,8 @@ def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
         tp = 0
         for k in range(4):
             hand = hw[seat]
-            if k == 0:
-                legal = hand
-                if not searched and seat == partner and (hand & (hand - 1)) != 0:
-                    cs = hand & called_mask
-                    if popcount(cs) < run_min:  # may not run away: no low called-suit card
-                        legal = hand & ~(cs & ~ace_bit)
-            else:
-                f = hand & np.int64(suit_mask[v, led])
-                legal = f if f != 0 else hand
-                if not searched and seat == partner:
-                    if led == called:
-                        legal = ace_bit  # rule 1: the searched ace must be played
-                    elif f == 0:
-                        x = hand & ~ace_bit  # rule 2: no discarding the ace, unless it is the last card
-                        if x != 0:
-                            legal = x
+            legal = legal_cards(hand, k, np.int64(suit_mask[v, led]), led == called,
+                                (not searched) and seat == partner, ace_bit, called_mask, run_min)
             c, rng = choose_card(policy, legal, hand, seat, played, trick, k, leader, t,
                                  v, called, tout, declarer, sv, ev, rng)
             if tracing:
@@ -156,17 +221,8 @@ def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
             played |= bit
             trick[k] = c
             tp += points[c]
-            e = ev[c]
-            st = sv[c]
-            if k == 0:
-                led = e
-                best_seat = seat
-                best_eff = e
-                best_str = st
-            elif (e == best_eff or e == TRUMP) and st > best_str:
-                best_seat = seat
-                best_eff = e
-                best_str = st
+            led, best_seat, best_eff, best_str = trick_step(k, seat, ev[c], sv[c], led, best_seat, best_eff,
+                                                            best_str)
             seat = (seat + 1) & 3
         if led == called:
             searched = True
@@ -177,37 +233,8 @@ def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
             fp += tp
         leader = best_seat
 
-    # ---- scoring (RULES.md 2.5, 2.6)
-    if tout:
-        won = dt == hs
-        schneider = False
-        schwarz = False
-    else:
-        won = dp >= 61
-        schneider = (won and dp >= 91) or ((not won) and dp <= 30)
-        schwarz = dt == 0 or dt == hs
-    rate = params[P_LAUF_RATE]
-    lpay = rate * lauf if lauf >= lauf_min[v] else 0
-    base = base_price[v]
-    if tout:
-        mult = params[P_TOUT_MULT]
-        if params[P_TOUT_MULT_LAUF] != 0:
-            price = mult * (base + lpay)
-        else:
-            price = mult * base + lpay
-    else:
-        price = base + lpay
-        if schneider:
-            price += params[P_SCHNEIDER]
-        if schwarz:
-            price += params[P_SCHWARZ]
-    price = price << np.int64(dbl)
-    sign = price if won else -price
-    mine = sign if partner >= 0 else 3 * sign
-    p0 = mine if team & 1 else -sign
-    p1 = mine if team & 2 else -sign
-    p2 = mine if team & 4 else -sign
-    p3 = mine if team & 8 else -sign
+    won, schneider, schwarz, price, p0, p1, p2, p3 = score(dp, dt, tout, hs, lauf, lauf_min[v], base_price[v],
+                                                           params, dbl, team, partner)
     return dp, fp, dt, partner, lauf, mit, schneider, schwarz, won, price, p0, p1, p2, p3
 
 

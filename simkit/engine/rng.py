@@ -8,7 +8,9 @@ number of threads, and a deal can be regenerated from (seed, index) alone.
 * ``below(state, n)`` -> (r, new_state) with ``r = next_u64 % n`` (0 <= r < n; n > 0).
 
 Stream ids used by the engine: :data:`STREAM_DEAL` (the shuffle), :data:`STREAM_PLAY` (the play policies),
-:data:`STREAM_SETUP` (random contract setups for tests and benchmarks).
+:data:`STREAM_SETUP` (random contract setups for tests and benchmarks); whole deals (simkit.engine.game) give each
+seat's strategy its own stream :data:`STREAM_STRATEGY` + seat (3..6) and draw the called suit of a forced Rufspiel
+without a suit from :data:`STREAM_FORCED`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ STREAM_KEY = np.uint64(0xD1B54A32D192ED03)
 STREAM_DEAL = 0
 STREAM_PLAY = 1
 STREAM_SETUP = 2
+STREAM_STRATEGY = 3  # + seat 0..3: the stream each seat's strategy draws from (info[I_RNG])
+STREAM_FORCED = 7
 
 
 @njit(cache=True, inline="always")
