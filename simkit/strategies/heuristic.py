@@ -428,22 +428,38 @@ def _throw_cost(c, v, tm, strength):
 
 
 @njit(cache=True, inline="always")
-def _cheapest(mask, v, tm, strength):
-    """The card of ``mask`` that costs least to give away (a side 7/8/9 when there is one)."""
-    z = mask & ~tm & _LOWS
-    if z:
-        return _ctz(z)
-    best = -1
-    best_cost = 1 << 30
-    m = mask
-    while m:
-        c = _ctz(m)
-        m &= m - 1
-        cost = _throw_cost(c, v, tm, strength) * 64 + strength[v, c]
-        if cost < best_cost:
-            best_cost = cost
-            best = c
-    return best
+def _cheapest(mask, v, kind, tm, strength):
+    """The card of ``mask`` that costs least to give away (:func:`_throw_cost`): a side card of at most 3 points
+    (lowest rank first) when there is one, else the cheaper of the lowest side card and the weakest trump."""
+    side = mask & ~tm
+    c_side = -1
+    if side:
+        for r in range(8):
+            rm = side & (0x01010101 << r)
+            if rm:
+                c_side = _ctz(rm)
+                break
+        if r <= 4:  # 7 8 9 U O: at most 3 points, cheaper than any trump
+            return c_side
+    tr = mask & tm
+    if tr == 0:
+        return c_side
+    c_tr = _low_trump(tr, kind)
+    if c_side >= 0 and _throw_cost(c_side, v, tm, strength) <= _throw_cost(c_tr, v, tm, strength):
+        return c_side
+    return c_tr
+
+
+@njit(cache=True, inline="always")
+def _trumps_above(b, kind, tm):
+    """The trumps stronger than trump ``b``: Ober before Unter (Eichel first), then the trump suit by rank."""
+    ou = _suit_cards(kind)
+    below = (1 << b) - 1
+    if (ou & _OBERS) and ((_OBERS >> b) & 1):
+        return tm & _OBERS & below
+    if (ou & _UNTERS) and ((_UNTERS >> b) & 1):
+        return (tm & ou & _OBERS) | (tm & _UNTERS & below)
+    return (tm & ou) | (tm & ~ou & _above(b))
 
 
 @njit(cache=True, inline="always")
@@ -502,7 +518,7 @@ def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declar
         if strength[v, top] > strength[v, _top_trump(out_tr, kind)]:
             return top
         if kind != 2 and kind != 3 and popcount(hand & tm) >= popcount(out_tr):
-            return _cheapest(my_tr, v, tm, strength)
+            return _cheapest(my_tr, v, kind, tm, strength)
     # 2. search the called ace (Rufspiel, before the search): the defenders, and the declarer himself once his
     #    trump leads are done (the partner's ace takes it): the cheapest card of the called suit
     if kind == 0 and info[I_SEARCHED] == 0:
@@ -543,7 +559,7 @@ def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declar
                 best = c
         return best
     # 5. only trumps: the cheapest
-    return _cheapest(legal, v, tm, strength)
+    return _cheapest(legal, v, kind, tm, strength)
 
 
 @njit(PLAY_SIG, cache=True)
@@ -592,20 +608,13 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if rel == 1:
         if friends_after or _is_safe(best, out, n_after, v, kind, tm, deck, strength, eff_suit):
             return _schmier(legal, v, tm, strength)
-        return _cheapest(legal, v, tm, strength)
+        return _cheapest(legal, v, kind, tm, strength)
 
     # 2. an opponent (or an unknown player) wins: the cards of mine that beat him
     if (tm >> best) & 1:
-        cand = legal & tm
+        winners = legal & _trumps_above(best, kind, tm)
     else:
-        cand = (legal & tm) | (legal & _side(best >> 3, tm, deck) & _above(best))
-    winners = 0
-    m = cand
-    while m:
-        c = _ctz(m)
-        m &= m - 1
-        if _beats(c, best, v, strength, eff_suit):
-            winners |= 1 << c
+        winners = (legal & tm) | (legal & _side(best >> 3, tm, deck) & _above(best))
     if winners:
         last = n_after == 0 or friends_after
         n_high = int(config[C_HIGH_TRUMPS])
@@ -639,4 +648,4 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
                     if strength[v, c] - 100 <= high_from and strength[v, c] > strength[v, c_best]:
                         c_best = c
                 return c_best
-    return _cheapest(legal, v, tm, strength)
+    return _cheapest(legal, v, kind, tm, strength)
