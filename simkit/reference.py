@@ -367,3 +367,127 @@ def can_call(hand: int, suit: int, deck: str = "long") -> bool:
     contract = Contract(RUFSPIEL, suit)
     cards = cards_of(hand)
     return card(suit, ASS) not in cards and any(effective_suit(c, contract) == suit for c in cards)
+
+
+# ---------------------------------------------------------------------------------------------- bidding
+# RULES.md 2.2 and 2.3, for whole deals. Bids are the integer codes of simkit.strategies.api (decoded here from
+# their definition: bits 0-2 kind, bits 3-5 suit + 1, bit 6 Tout; -1 is a pass), so that the referee checks the
+# kernel's bidding without sharing its code.
+
+PASS_BID = -1
+#: bidding rank, low to high, written out from RULES.md 2.2; a Tout ranks above every plain contract
+BID_RANKING = (RUFSPIEL, FARBGEIER, GEIER, FARBWENZ, WENZ, SOLO)
+_WITH_SUIT = (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER)
+
+
+def decode_declaration(code: int) -> tuple[int, int | None, bool] | None:
+    """(kind, suit or None, tout) of a bid code; None for a pass; ValueError for a code that encodes nothing."""
+    code = int(code)
+    if code == PASS_BID:
+        return None
+    if code < 0 or code >= 128:
+        raise ValueError(f"bid code {code} is neither a pass (-1) nor a declaration (0..127)")
+    kind, suit, tout = code & 7, ((code >> 3) & 7) - 1, bool(code >> 6 & 1)
+    if kind > 5:
+        raise ValueError(f"bid code {code} has no contract kind {kind}")
+    if suit > 3:
+        raise ValueError(f"bid code {code} has no suit {suit}")
+    return kind, (None if suit < 0 else suit), tout
+
+
+def describe_bid(code: int) -> str:
+    """A bid as a user reads it: ``pass``, ``rufspiel (called gras)``, ``solo (herz) tout``, ``code 99``."""
+    try:
+        d = decode_declaration(code)
+    except ValueError:
+        return f"bid code {int(code)}"
+    if d is None:
+        return "pass"
+    kind, suit, tout = d
+    from simkit.rules.contracts import KIND_NAMES
+
+    s = KIND_NAMES[kind]
+    if suit is not None:
+        s += f" ({'called ' if kind == RUFSPIEL else ''}{SUIT_NAMES[suit]})"
+    return s + (" tout" if tout else "")
+
+
+def declaration_error(hand: int, code: int, rules: Ruleset) -> str | None:
+    """None if a seat holding ``hand`` may make the bid ``code`` under ``rules`` (a pass always may), else why not."""
+    try:
+        d = decode_declaration(code)
+    except ValueError as e:
+        return str(e)
+    if d is None:
+        return None
+    kind, suit, tout = d
+    from simkit.rules.contracts import KIND_NAMES
+
+    name = KIND_NAMES[kind]
+    if name not in rules.contracts:
+        return f"{name} is not enabled in ruleset {rules.name} (enabled: {', '.join(rules.contracts)})"
+    if kind in _WITH_SUIT and suit is None:
+        return f"{name} needs a {'called' if kind == RUFSPIEL else 'trump'} suit"
+    if kind not in _WITH_SUIT and suit is not None:
+        return f"{name} takes no suit"
+    if tout and kind == RUFSPIEL:
+        return "a Rufspiel cannot be played Tout"
+    if tout and not rules.tout:
+        return f"ruleset {rules.name} does not allow Touts"
+    if kind == RUFSPIEL:
+        if suit == HERZ:
+            return "a Rufspiel cannot call the Herz ace (Herz is trump)"
+        if hand >> card(suit, ASS) & 1:
+            return f"he holds the {SUIT_NAMES[suit]} ace himself"
+        if not can_call(hand, suit, rules.deck):
+            return f"he holds no {SUIT_NAMES[suit]} card of his own (no non-trump {SUIT_NAMES[suit]} card)"
+    return None
+
+
+def bid_rank(code: int) -> int:
+    """Rank of a valid declaration (higher wins); -1 for a pass."""
+    d = decode_declaration(code)
+    if d is None:
+        return -1
+    kind, _, tout = d
+    return BID_RANKING.index(kind) + (len(BID_RANKING) if tout else 0)
+
+
+def fix_game(bids) -> tuple[int, Contract] | None:
+    """(declarer, contract) from the four bids, seat 0 first: the highest rank; the earlier seat on equal rank.
+    None when all four pass (the deal is thrown in)."""
+    best, seat = -1, None
+    for s, b in enumerate(bids):
+        r = bid_rank(b)
+        if r > best:
+            best, seat = r, s
+    if seat is None:
+        return None
+    kind, suit, tout = decode_declaration(bids[seat])
+    return seat, Contract(kind, suit, tout)
+
+
+def kontra_seats(declarer: int, partner: int | None) -> list[int]:
+    """Seats that may say Kontra (the defenders), in the order the engine asks them."""
+    return [s for s in range(4) if s != declarer and s != partner]
+
+
+def re_seats(declarer: int, partner: int | None, rules: Ruleset) -> list[int]:
+    """Seats that may say Re after a Kontra, in the order asked ([] when max_doublings < 2)."""
+    if rules.max_doublings < 2:
+        return []
+    return [declarer] + ([partner] if partner is not None and rules.re_by_partner else [])
+
+
+def player_sort_order(contract: Contract, deck: str = "long") -> list[int]:
+    """Every card of the deck in the order a player sorts his hand for ``contract``: trumps high to low, then the
+    side suits E, G, H, S, each high to low."""
+    return list(trump_order(contract, deck)) + [c for s in SUIT_ORDER for c in suit_order(contract, s, deck)]
+
+
+def contract_from_row(kind: int, suit: int, tout: bool) -> Contract:
+    """The Contract of a result row (``kind``/``suit`` as stored by simkit.engine.game; suit -1 = none)."""
+    from simkit.rules.contracts import KINDS_WITH_SUIT
+
+    return Contract(int(kind), int(suit) if int(kind) in KINDS_WITH_SUIT else None,
+                    bool(tout) and int(kind) != RUFSPIEL)

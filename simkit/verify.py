@@ -142,3 +142,89 @@ def check_random_games(kind: str, n: int, seed: int, deck: str = "long", rules: 
         setups["doublings"] = rng.integers(0, rules.max_doublings + 1, m).astype(np.int8)
         check_batch(setups, rules, seed, start, report)
     return report
+
+
+# ------------------------------------------------------------------------------------------- whole deals
+
+def check_deals(res: dict, rules: Ruleset, report: CheckReport | None = None, max_mismatches: int = 20
+                ) -> CheckReport:
+    """Check the rows of ``simkit.engine.game.play_games(..., trace=True)`` against the referee: every bid is a
+    possible declaration for its hand, the game is fixed from the bids by the referee's rule (or the deal is passed),
+    Kontra/Re came from seats allowed to give them and the doublings match, and then every traced card and every
+    result field as :func:`check_row`. Forced-mode rows (no bids) are checked from their contract; an
+    ``impossible`` row must be a Rufspiel the declarer cannot call."""
+    from simkit.reference import (contract_from_row, declaration_error, describe_bid, fix_game, kontra_seats,
+                                  re_seats)
+    from simkit.rules.tables import variant_index
+    from simkit.strategies.api import NOT_ASKED
+
+    report = report or CheckReport()
+
+    def bad(msg):
+        report.mismatches.append(msg)
+        del report.mismatches[max_mismatches:]
+
+    for i in range(len(res["hands"])):
+        hands = [int(h) for h in res["hands"][i]]
+        bids = [int(b) for b in res["bids"][i]]
+        kind, decl = int(res["kind"][i]), int(res["declarer"][i])
+        where = f"deal {int(res['deal_id'][i])}"
+        if all(b == NOT_ASKED for b in bids):  # forced mode
+            if kind < 0:
+                if not res["impossible"][i]:
+                    bad(f"{where}: forced row not played but not marked impossible")
+                report.saw("impossible")
+                continue
+            contract = contract_from_row(kind, int(res["suit"][i]), bool(res["tout"][i]))
+        else:
+            for s in range(4):
+                why = declaration_error(hands[s], bids[s], rules)
+                if why is not None:
+                    bad(f"{where}: seat {s} bid {describe_bid(bids[s])} which the referee rejects: {why}")
+            fixed = fix_game(bids)
+            if fixed is None:
+                report.saw("passed")
+                if kind != -1 or decl != -1 or int(res["price"][i]) != 0 or np.any(res["payouts"][i] != 0):
+                    bad(f"{where}: all passed, but the kernel played kind {kind} declarer {decl}")
+                continue
+            rdecl, contract = fixed
+            got = contract_from_row(kind, int(res["suit"][i]), bool(res["tout"][i])) if kind >= 0 else None
+            if rdecl != decl or got != contract:
+                bad(f"{where}: bids {[describe_bid(b) for b in bids]}: referee fixes {contract} by seat {rdecl}, "
+                    f"kernel {got} by seat {decl}")
+                continue
+            report.saw("tout" if contract.tout else contract.name)
+        dbl, ks, rs = int(res["doublings"][i]), int(res["kontra_seat"][i]), int(res["re_seat"][i])
+        partner = int(res["partner"][i])
+        partner = None if partner < 0 else partner
+        if ks >= 0 and (rules.max_doublings < 1 or ks not in kontra_seats(decl, partner)):
+            bad(f"{where}: seat {ks} said Kontra but may not (declarer {decl}, partner {partner})")
+        if rs >= 0 and (ks < 0 or rs not in re_seats(decl, partner, rules)):
+            bad(f"{where}: seat {rs} said Re but may not (declarer {decl}, partner {partner}, Kontra {ks})")
+        if dbl != (ks >= 0) + (rs >= 0):
+            bad(f"{where}: doublings {dbl} but Kontra seat {ks}, Re seat {rs}")
+        if ks >= 0:
+            report.saw("kontra")
+        if rs >= 0:
+            report.saw("re")
+        before = len(report.mismatches)
+        check_row(rules, hands, variant_index(contract), contract.suit if contract.kind == RUFSPIEL else -1,
+                  contract.tout, decl, dbl, res["trace_legal"][i], res["trace_played"][i], res, i, report,
+                  max_mismatches)
+        if len(report.mismatches) > before:
+            report.mismatches[before:] = [f"{where}: {m}" for m in report.mismatches[before:]]
+    return report
+
+
+def check_whole_deals(n: int, seed: int, seats=("random",) * 4, rules: Ruleset | str | None = None,
+                      chunk: int = 5_000, contract=None, declarer=None) -> CheckReport:
+    """Play ``n`` complete deals with ``seats`` (traced) and check every row with :func:`check_deals`."""
+    from simkit.engine.game import play_games
+
+    rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
+    report = CheckReport()
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        res = play_games(seed, start, m, rules, seats=seats, trace=True, contract=contract, declarer=declarer)
+        check_deals(res, rules, report)
+    return report

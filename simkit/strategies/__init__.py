@@ -1,0 +1,166 @@
+"""Strategies: the registry of what can sit at a seat (built-ins and plug-ins).
+
+* :func:`available` -> ``{name: one-line description}``: the built-ins (``heuristic``, ``random``) and every
+  plug-in registered under the entry-point group ``simkit.strategies``.
+* :func:`resolve` (name) -> :class:`Strategy`: a built-in name, an entry-point name, or ``package.module:Name``
+  where ``Name`` (an object, class or module attribute, dots allowed) has ``bid``, ``double`` and ``play`` functions
+  of the signatures of :mod:`simkit.strategies.api`, and optionally ``description`` (str) and ``config`` (floats).
+* :class:`StrategyError`: a strategy that cannot be loaded, or that made an impossible choice during a run.
+
+The interface itself is documented in :mod:`simkit.strategies.api` and ``docs/strategies.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+DEFAULT_STRATEGY = "heuristic"
+BUILTIN_NAMES = ("heuristic", "random")
+ENTRY_POINT_GROUP = "simkit.strategies"
+
+
+class StrategyError(Exception):
+    """A strategy that cannot be loaded or that made an impossible choice (``str(e)`` is one line)."""
+
+    def __init__(self, message: str, *, strategy: str | None = None, seat: int | None = None,
+                 deal: int | None = None, decision: str | None = None, value: int | None = None):
+        super().__init__(message)
+        self.strategy, self.seat, self.deal, self.decision, self.value = strategy, seat, deal, decision, value
+
+    @classmethod
+    def from_kernel(cls, err, strategies, rules, row: dict) -> StrategyError:
+        """The error the whole-deal kernel reported in ``err`` (see simkit.engine.game), as a one-line message."""
+        from simkit.cards import format_card
+        from simkit.reference import contract_from_row, declaration_error, describe_bid, player_sort_order
+
+        deal, seat, decision, value, trick, legal, hand = (int(x) for x in err)
+        name = strategies[seat].name
+        who = f"strategy '{name}' (seat {seat})"
+        if decision == 0:
+            why = declaration_error(hand, value, rules) or "not a valid declaration"
+            msg = f"{who} declared {describe_bid(value)} in deal {deal}: {why}"
+            kind = "bid"
+        elif decision == 1:
+            q = "Re" if trick == 1 else "Kontra"
+            msg = f"{who} answered {value} when asked for {q} in deal {deal}: double() must return 0 or 1"
+            kind = "double"
+        else:
+            from simkit.cards import cards_of
+
+            contract = contract_from_row(int(row["kind"]), int(row["suit"]), bool(row["tout"]))
+            order = player_sort_order(contract, rules.deck)
+            legal_s = " ".join(format_card(c) for c in sorted(cards_of(legal), key=order.index))
+            card_s = format_card(value) if 0 <= value < 32 else f"card {value}"
+            what = "not a legal card" if 0 <= value < 32 and hand >> value & 1 else "a card it does not hold"
+            msg = f"{who} played {card_s} in deal {deal}, trick {trick + 1}, {what} (legal: {legal_s})"
+            kind = "play"
+        return cls(msg, strategy=name, seat=seat, deal=deal, decision=kind, value=value)
+
+
+@dataclass(frozen=True, eq=False)
+class Strategy:
+    """What sits at a seat. ``builtin_id`` >= 0 for a built-in (integer dispatch in the kernel), -1 for a plug-in
+    whose ``bid``/``double``/``play`` are njit functions compiled with the api signatures."""
+
+    name: str
+    description: str
+    bid: Any
+    double: Any
+    play: Any
+    config: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    builtin_id: int = -1
+    config_names: tuple[str, ...] = ()
+
+    def fn(self, j: int):
+        """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""
+        if self.builtin_id >= 0:
+            from simkit.strategies.dispatch import FILLER
+
+            return FILLER[j]
+        return (self.bid, self.double, self.play)[j]
+
+    def with_config(self, config) -> Strategy:
+        """A copy with another configuration (float array; missing trailing values keep their defaults)."""
+        new = np.array(self.config, np.float64, copy=True)
+        c = np.asarray(config, np.float64).ravel()
+        if len(c) > len(new):
+            new = np.concatenate([new, np.zeros(len(c) - len(new))])
+        new[: len(c)] = c
+        return replace(self, config=new)
+
+
+def _builtin(name: str) -> Strategy:
+    from simkit.strategies import dispatch, heuristic, random_play
+
+    mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC)}[name]
+    desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
+    return Strategy(name, desc, mod.bid, mod.double, mod.play,
+                    np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
+                    tuple(getattr(mod, "CONFIG_NAMES", ())))
+
+
+def available() -> dict[str, str]:
+    """Every strategy name that :func:`resolve` accepts by name, with a one-line description."""
+    from simkit.strategies import plugins
+
+    out = {name: _builtin(name).description for name in BUILTIN_NAMES}
+    for name, ep in sorted(plugins.entry_points().items()):
+        if name in out:
+            continue
+        try:
+            obj = ep.load()
+            out[name] = plugins.describe(obj)
+        except Exception as e:  # a broken plug-in must not hide the others
+            out[name] = f"(cannot be loaded: {type(e).__name__}: {e})"
+    return out
+
+
+def resolve(name: str | Strategy, config=None) -> Strategy:
+    """A strategy by name: built-in, entry point, or ``package.module:Name``; ``config`` overrides its config."""
+    from simkit.strategies import plugins
+
+    if isinstance(name, Strategy):
+        s = name
+    else:
+        key = str(name).strip()
+        if key.lower() in BUILTIN_NAMES:
+            s = _builtin(key.lower())
+        elif ":" in key:
+            s = plugins.load_spec(key)
+        else:
+            eps = plugins.entry_points()
+            if key not in eps:
+                names = list(BUILTIN_NAMES) + sorted(n for n in eps if n not in BUILTIN_NAMES)
+                raise StrategyError(f"unknown strategy {key!r}; available: {', '.join(names)} "
+                                    f"(or a plug-in given as package.module:Name)")
+            s = plugins.load_entry_point(key, eps[key])
+    return s.with_config(config) if config is not None else s
+
+
+def seat_strategies(seats) -> list[Strategy]:
+    """Four strategies from one name/Strategy (all seats), a comma-separated string, or a sequence of four."""
+    if isinstance(seats, Strategy):
+        seats = [seats] * 4
+    elif isinstance(seats, str):
+        seats = [x for x in seats.split(",")] if "," in seats else [seats] * 4
+    seats = list(seats)
+    if len(seats) != 4:
+        raise StrategyError(f"give one strategy or four (one per seat), not {len(seats)}")
+    cache: dict[str, Strategy] = {}
+    out = []
+    for s in seats:
+        if isinstance(s, Strategy):
+            out.append(s)
+        else:
+            key = str(s).strip()
+            if key not in cache:
+                cache[key] = resolve(key)
+            out.append(cache[key])
+    return out
+
+
+__all__ = ["DEFAULT_STRATEGY", "ENTRY_POINT_GROUP", "Strategy", "StrategyError", "available", "resolve",
+           "seat_strategies"]

@@ -1,0 +1,616 @@
+"""Whole deals in one Numba kernel: deal -> four bids -> the game is fixed -> Kontra/Re -> every card -> score.
+
+Every decision is taken by the seat's strategy (simkit.strategies.api); built-in strategies are dispatched by
+integer id, plug-ins are first-class functions (simkit.strategies.dispatch). Importing this module compiles the
+kernel (or loads it from numba's on-disk cache, about a second), so import it lazily.
+
+The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run ``seed``):
+
+1. **Dealing**: ``deal_one(seed, index)`` (simkit.engine.deal), the same hands as :func:`simkit.engine.deal.deal`.
+2. **Bidding** (RULES.md 2.2): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
+   ``info[I_BIDS:I_BIDS+4]`` (``NOT_ASKED`` for later seats). The highest rank of
+   ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order), the earlier
+   seat on equal rank. Four passes: the row is recorded as passed (``kind`` -1, results 0) and nothing else is asked.
+3. **Doubling** (RULES.md 2.3), after the contract is fixed and before the first card is led (so within "before
+   the second card of the first trick"): if ``max_doublings >= 1`` every defender (every seat but the declarer and
+   the Rufspiel partner) is asked ``double`` in seat order 0..3 until one says 1 (Kontra; nobody else is asked).
+   After a Kontra, if ``max_doublings >= 2`` the declarer is asked for Re, and if he declines and
+   ``re_by_partner`` holds, the Rufspiel partner. A seat tells the two questions apart by ``info[I_KONTRA_SEAT]``
+   (-1: Kontra is asked; else Re).
+4. **Play**: seat 0 leads the first trick; each card is ``play(hand, legal, ...)`` with ``legal`` computed by the
+   kernel (every called-ace rule; simkit.engine.kernel.legal_cards), then the same trick resolution and scoring as
+   simkit.engine.kernel (shared code). ``play`` is asked for every card, even when only one is legal.
+
+A strategy error stops the kernel at that deal: an impossible declaration (a malformed code, a disabled contract,
+a Tout where Touts are off or of a Rufspiel, a Rufspiel calling Herz, an ace he holds or a suit he has no non-trump
+card of, a missing trump suit or a suit where the contract takes none), an answer of ``double`` other than 0/1,
+or a card not in ``legal``. :func:`play_games` raises :class:`simkit.strategies.StrategyError` naming the strategy,
+seat, deal and choice. A choice is never replaced.
+
+Randomness: seat ``s``'s strategy draws from stream (seed, index, STREAM_STRATEGY + s), kept in ``info[I_RNG]``
+while it is asked and saved between its calls; so results never depend on chunking. Scratch words
+``info[I_SCRATCH:]`` are likewise kept per seat (zeroed at each deal's start). The built-in ``random`` strategy
+keeps no scratch, so its seats skip the save/restore (and may see stale scratch words, which it ignores).
+
+Forced mode (``contract=``): no bidding (``bids`` all ``NOT_ASKED``); every deal is played as that contract by
+``declarer``. A Rufspiel given without a suit calls a uniformly random callable suit (stream STREAM_FORCED). A
+deal where the forced Rufspiel is impossible (the declarer can call no such ace) is recorded with ``kind`` -1 and
+``impossible`` True.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from pathlib import Path
+
+import numpy as np
+from numba import njit, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+from simkit.engine.bits import popcount
+from simkit.engine.deal import deal_one, deck_cards
+from simkit.engine.kernel import called_ace_setup, laufende, legal_cards, score, trick_step
+from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
+from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
+from simkit.rules.tables import (
+    P_DECK_MASK,
+    P_ENABLED,
+    P_HAND_SIZE,
+    P_MAX_DOUBLINGS,
+    P_RE_BY_PARTNER,
+    P_RUN_AWAY_MIN,
+    P_TOUT_ALLOWED,
+    V_FARBGEIER,
+    V_FARBWENZ,
+    V_GEIER,
+    V_SOLO,
+    V_WENZ,
+)
+from simkit.strategies import dispatch
+from simkit.strategies.api import (
+    BID_SIG,
+    DOUBLE_SIG,
+    I_BIDS,
+    I_DEAL,
+    I_DECLARER,
+    I_DOUBLINGS,
+    I_HAND_SIZE,
+    I_HISTORY_CARDS,
+    I_HISTORY_LEADER,
+    I_HISTORY_WINNER,
+    I_KIND,
+    I_KONTRA_SEAT,
+    I_LEADER,
+    I_N_IN_TRICK,
+    I_PARTNER_SHOWN,
+    I_PHASE,
+    I_PLAYED,
+    I_PLAYED_BY,
+    I_POINTS,
+    I_RE_SEAT,
+    I_RNG,
+    I_SCRATCH,
+    I_SEARCHED,
+    I_SUIT,
+    I_TOUT,
+    I_TRICK,
+    I_TRICK_NO,
+    I_TRICKS_WON,
+    I_VARIANT,
+    INFO_SIZE,
+    N_SCRATCH,
+    NOT_ASKED,
+    PASS,
+    PHASE_BID,
+    PHASE_DOUBLE,
+    PHASE_PLAY,
+    PLAY_SIG,
+)
+
+#: decision kinds in error reports
+DECISION_BID = 0
+DECISION_DOUBLE = 1
+DECISION_PLAY = 2
+DECISION_NAMES = ("bid", "double", "play")
+
+#: err[] layout of a strategy error: deal index, seat, decision, value, trick (0-based), legal mask, hand
+ERR_SIZE = 7
+
+_KIND_RANK = np.array([BID_ORDER.index(k) for k in range(6)], np.int64)
+_NEEDS_SUIT = np.array([k in (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER) for k in range(6)], np.bool_)
+
+
+@njit(cache=True, inline="always")
+def bid_rank(code, hand, params, ruf_masks):
+    """Rank of a declaration (0..11; a Tout adds 6), -1 for a pass, -2 for an impossible declaration."""
+    if code == PASS:
+        return -1
+    if code < 0 or code > 127:
+        return -2
+    k = code & 7
+    s = ((code >> 3) & 7) - 1
+    t = (code >> 6) & 1
+    if k > 5 or s > 3 or ((params[P_ENABLED] >> k) & 1) == 0:
+        return -2
+    if _NEEDS_SUIT[k]:
+        if s < 0:
+            return -2
+    elif s != -1:
+        return -2
+    if t != 0 and (k == RUFSPIEL or params[P_TOUT_ALLOWED] == 0):
+        return -2
+    if k == RUFSPIEL:
+        if s == 2 or ((hand >> np.int64(8 * s + 7)) & 1) != 0 or (hand & np.int64(ruf_masks[s])) == 0:
+            return -2
+    return _KIND_RANK[k] + 6 * t
+
+
+@njit(cache=True, inline="always")
+def variant_code(k, s):
+    if k == RUFSPIEL:
+        return 0
+    if k == SOLO:
+        return V_SOLO + s
+    if k == WENZ:
+        return V_WENZ
+    if k == GEIER:
+        return V_GEIER
+    if k == FARBWENZ:
+        return V_FARBWENZ + s
+    return V_FARBGEIER + s
+
+
+@njit(cache=True, inline="always")
+def _enter(info, seat, rngs, scratch, keep):
+    info[I_RNG] = rngs[seat]
+    if keep[seat]:
+        for j in range(N_SCRATCH):
+            info[I_SCRATCH + j] = scratch[seat, j]
+
+
+@njit(cache=True, inline="always")
+def _leave(info, seat, rngs, scratch, keep):
+    rngs[seat] = info[I_RNG]
+    if keep[seat]:
+        for j in range(N_SCRATCH):
+            scratch[seat, j] = info[I_SCRATCH + j]
+
+
+@njit(cache=True, inline="always")
+def _fail(err, idx, seat, decision, value, trick, legal, hand):
+    err[0] = idx
+    err[1] = seat
+    err[2] = decision
+    err[3] = value
+    err[4] = trick
+    err[5] = legal
+    err[6] = hand
+
+
+def _games_py(seed, start, sids, bid_fns, dbl_fns, play_fns, configs,
+              strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
+              hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
+              declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
+              won, price, payouts, trace_legal, trace_played, err):
+    """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
+    (rows before it are complete; ``err`` describes the error)."""
+    n = hands.shape[0]
+    hs = params[P_HAND_SIZE]
+    cards = deck_cards(np.uint32(params[P_DECK_MASK]))
+    work = np.empty(32, np.int8)
+    hw = np.zeros(4, np.int64)
+    info = np.zeros(INFO_SIZE, np.int64)
+    rngs = np.zeros(4, np.int64)
+    scratch = np.zeros((4, N_SCRATCH), np.int64)
+    keep = np.zeros(4, np.bool_)
+    for s in range(4):
+        keep[s] = sids[s] != dispatch.S_RANDOM
+    ruf_masks = suit_mask[0]
+    tracing = trace_legal.shape[0] > 0
+    run_min = params[P_RUN_AWAY_MIN]
+    max_dbl = params[P_MAX_DOUBLINGS]
+    re_partner = params[P_RE_BY_PARTNER] != 0
+    fk = forced[0]
+    for i in range(n):
+        idx = start + i
+        h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
+        hands[i, 0] = h0
+        hands[i, 1] = h1
+        hands[i, 2] = h2
+        hands[i, 3] = h3
+        hw[0] = np.int64(h0)
+        hw[1] = np.int64(h1)
+        hw[2] = np.int64(h2)
+        hw[3] = np.int64(h3)
+        # ---- public state at the deal's start
+        info[:] = 0
+        info[I_DEAL] = idx
+        info[I_HAND_SIZE] = hs
+        for s in range(4):
+            info[I_BIDS + s] = NOT_ASKED
+            info[I_TRICK + s] = -1
+            rngs[s] = np.int64(stream_state(seed, idx, STREAM_STRATEGY + s))
+            if keep[s]:
+                for j in range(N_SCRATCH):
+                    scratch[s, j] = 0
+        info[I_KIND] = -1
+        info[I_SUIT] = -1
+        info[I_DECLARER] = -1
+        info[I_VARIANT] = -1
+        info[I_KONTRA_SEAT] = -1
+        info[I_RE_SEAT] = -1
+        info[I_PARTNER_SHOWN] = -1
+        for t in range(8):
+            info[I_HISTORY_LEADER + t] = -1
+            info[I_HISTORY_WINNER + t] = -1
+        for j in range(32):
+            info[I_HISTORY_CARDS + j] = -1
+        impossible[i] = False
+        # ---- bidding or the forced contract
+        k = -1
+        su = -1
+        tt = 0
+        decl = -1
+        if fk < 0:
+            info[I_PHASE] = PHASE_BID
+            best = -1
+            for s in range(4):
+                _enter(info, s, rngs, scratch, keep)
+                b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
+                _leave(info, s, rngs, scratch, keep)
+                bids[i, s] = b
+                info[I_BIDS + s] = b
+                r = bid_rank(b, hw[s], params, ruf_masks)
+                if r == -2:
+                    _fail(err, idx, s, DECISION_BID, b, 0, 0, hw[s])
+                    return i
+                if r > best:
+                    best = r
+                    decl = s
+            if decl >= 0:
+                b = bids[i, decl]
+                k = b & 7
+                su = ((b >> 3) & 7) - 1
+                tt = (b >> 6) & 1
+        else:
+            for s in range(4):
+                bids[i, s] = NOT_ASKED
+            k = fk
+            su = forced[1]
+            tt = forced[2]
+            decl = forced[3]
+            if k == RUFSPIEL:
+                hd = hw[decl]
+                if su < 0:  # a uniformly random callable suit
+                    cnt = 0
+                    for x in (0, 1, 3):
+                        if ((hd >> np.int64(8 * x + 7)) & 1) == 0 and (hd & np.int64(ruf_masks[x])) != 0:
+                            cnt += 1
+                    if cnt > 0:
+                        rs = stream_state(seed, idx, STREAM_FORCED)
+                        r, rs = below(rs, cnt)
+                        for x in (0, 1, 3):
+                            if ((hd >> np.int64(8 * x + 7)) & 1) == 0 and (hd & np.int64(ruf_masks[x])) != 0:
+                                if r == 0:
+                                    su = x
+                                    break
+                                r -= 1
+                if su < 0 or ((hd >> np.int64(8 * su + 7)) & 1) != 0 or (hd & np.int64(ruf_masks[su])) == 0:
+                    impossible[i] = True
+                    decl = -1
+        if decl < 0:  # passed (or an impossible forced Rufspiel)
+            kind[i] = -1
+            suit[i] = -1
+            tout[i] = False
+            declarer[i] = -1
+            partner[i] = -1
+            doublings[i] = 0
+            kontra_seat[i] = -1
+            re_seat[i] = -1
+            declarer_points[i] = 0
+            defender_points[i] = 0
+            declarer_tricks[i] = 0
+            laufende_[i] = 0
+            laufende_mit[i] = False
+            schneider[i] = False
+            schwarz[i] = False
+            won[i] = False
+            price[i] = 0
+            for s in range(4):
+                payouts[i, s] = 0
+            continue
+        v = variant_code(k, su)
+        called = su if k == RUFSPIEL else -1
+        is_tout = tt != 0
+        kind[i] = k
+        suit[i] = su
+        tout[i] = is_tout
+        declarer[i] = decl
+        info[I_KIND] = k
+        info[I_SUIT] = su
+        info[I_TOUT] = tt
+        info[I_DECLARER] = decl
+        info[I_VARIANT] = v
+        called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
+        pt, searched, ace_bit, team, team_cards = called_ace_setup(hw, called, decl, called_mask)
+        partner[i] = pt
+        lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
+        # ---- Kontra and Re
+        info[I_PHASE] = PHASE_DOUBLE
+        dbl = 0
+        ks = -1
+        rse = -1
+        if max_dbl >= 1:
+            for s in range(4):
+                if s == decl or s == pt:
+                    continue
+                _enter(info, s, rngs, scratch, keep)
+                a = dispatch.call_double(sids[s], dbl_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
+                _leave(info, s, rngs, scratch, keep)
+                if a != 0 and a != 1:
+                    _fail(err, idx, s, DECISION_DOUBLE, a, 0, 0, hw[s])
+                    return i
+                if a == 1:
+                    ks = s
+                    dbl = 1
+                    info[I_DOUBLINGS] = 1
+                    info[I_KONTRA_SEAT] = s
+                    break
+            if dbl == 1 and max_dbl >= 2:
+                for q in range(2):
+                    s = decl if q == 0 else pt
+                    if q == 1 and (pt < 0 or not re_partner):
+                        break
+                    _enter(info, s, rngs, scratch, keep)
+                    a = dispatch.call_double(sids[s], dbl_fns, hw[s], s, info, strength, eff_suit, params,
+                                             configs[s])
+                    _leave(info, s, rngs, scratch, keep)
+                    if a != 0 and a != 1:
+                        _fail(err, idx, s, DECISION_DOUBLE, a, 1, 0, hw[s])
+                        return i
+                    if a == 1:
+                        rse = s
+                        dbl = 2
+                        info[I_DOUBLINGS] = 2
+                        info[I_RE_SEAT] = s
+                        break
+        doublings[i] = dbl
+        kontra_seat[i] = ks
+        re_seat[i] = rse
+        # ---- play
+        info[I_PHASE] = PHASE_PLAY
+        sv = strength[v]
+        ev = eff_suit[v]
+        leader = 0
+        dp = 0
+        fp = 0
+        dt = 0
+        played = np.int64(0)
+        for t in range(hs):
+            info[I_TRICK_NO] = t
+            info[I_LEADER] = leader
+            info[I_HISTORY_LEADER + t] = leader
+            seat = leader
+            led = 0
+            best_seat = 0
+            best_eff = 0
+            best_str = 0
+            tp = 0
+            for kk in range(4):
+                hand = hw[seat]
+                legal = legal_cards(hand, kk, np.int64(suit_mask[v, led]), led == called,
+                                    (not searched) and seat == pt, ace_bit, called_mask, run_min)
+                info[I_N_IN_TRICK] = kk
+                _enter(info, seat, rngs, scratch, keep)
+                c = dispatch.call_play(sids[seat], play_fns, hand, legal, seat, info, strength, eff_suit, params,
+                                       configs[seat])
+                _leave(info, seat, rngs, scratch, keep)
+                if c < 0 or c > 31 or ((legal >> c) & 1) == 0:
+                    _fail(err, idx, seat, DECISION_PLAY, c, t, legal, hand)
+                    return i
+                if tracing:
+                    trace_legal[i, 4 * t + kk] = legal
+                    trace_played[i, 4 * t + kk] = c
+                bit = np.int64(1) << c
+                hw[seat] = hand & ~bit
+                played |= bit
+                info[I_TRICK + kk] = c
+                info[I_PLAYED] = played
+                info[I_PLAYED_BY + seat] |= bit
+                info[I_HISTORY_CARDS + 4 * t + kk] = c
+                if bit == ace_bit:
+                    info[I_PARTNER_SHOWN] = seat
+                tp += points[c]
+                led, best_seat, best_eff, best_str = trick_step(kk, seat, ev[c], sv[c], led, best_seat, best_eff,
+                                                                best_str)
+                seat = (seat + 1) & 3
+            if led == called:
+                searched = True
+                info[I_SEARCHED] = 1
+            if (team >> np.int64(best_seat)) & 1:
+                dp += tp
+                dt += 1
+            else:
+                fp += tp
+            info[I_POINTS + best_seat] += tp
+            info[I_TRICKS_WON + best_seat] += 1
+            info[I_HISTORY_WINNER + t] = best_seat
+            for s in range(4):
+                info[I_TRICK + s] = -1
+            leader = best_seat
+        w, sn, sw, pr, p0, p1, p2, p3 = score(dp, dt, is_tout, hs, lauf, lauf_min[v], base_price[v], params, dbl,
+                                              team, pt)
+        declarer_points[i] = dp
+        defender_points[i] = fp
+        declarer_tricks[i] = dt
+        laufende_[i] = lauf
+        laufende_mit[i] = mit
+        schneider[i] = sn
+        schwarz[i] = sw
+        won[i] = w
+        price[i] = pr
+        payouts[i, 0] = p0
+        payouts[i, 1] = p1
+        payouts[i, 2] = p2
+        payouts[i, 3] = p3
+    return n
+
+
+# ------------------------------------------------------------------------------------------ compilation
+
+def _arr(dtype, ndim):
+    return types.Array(dtype, ndim, "C")
+
+
+_I64, _I8, _U8, _B, _U32 = types.int64, types.int8, types.uint8, types.boolean, types.uint32
+KERNEL_SIG = types.int64(
+    types.uint64, _I64, _arr(_I64, 1),
+    types.UniTuple(types.FunctionType(BID_SIG), 4), types.UniTuple(types.FunctionType(DOUBLE_SIG), 4),
+    types.UniTuple(types.FunctionType(PLAY_SIG), 4), _arr(types.float64, 2),
+    _arr(types.int16, 2), _arr(_I8, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1),
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1),
+    _arr(_U32, 2), _arr(_I64, 2), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1), _arr(_I8, 1), _arr(_I8, 1),
+    _arr(_U8, 1), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1),
+    _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
+    _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
+)
+
+# numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies, the
+# dispatch and the shared engine code, so the stamp is made of all of them (a change anywhere recompiles).
+_HERE = Path(__file__).resolve().parent
+_DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py")] + [
+    _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py")]
+
+
+def _source_stamp() -> bytes:
+    h = hashlib.sha256()
+    for p in _DEPS:
+        h.update(p.name.encode())
+        h.update(p.read_bytes() if p.is_file() else b"<absent>")
+    return h.digest()
+
+
+def _compile():
+    disp = njit(cache=True)(_games_py)
+    cache_file = getattr(getattr(disp, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        cache_file._source_stamp = _source_stamp()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        disp.compile(KERNEL_SIG)
+    disp.disable_compile()
+    return disp
+
+
+games_kernel = _compile()
+
+
+# ------------------------------------------------------------------------------------------ Python API
+
+RESULT_COLUMNS = ("declarer_points", "defender_points", "declarer_tricks", "laufende", "laufende_mit", "schneider",
+                  "schwarz", "won", "price", "payouts")
+
+
+def _new_columns(n: int) -> dict[str, np.ndarray]:
+    return dict(
+        hands=np.empty((n, 4), np.uint32), bids=np.empty((n, 4), np.int64), kind=np.empty(n, np.int8),
+        suit=np.empty(n, np.int8), tout=np.empty(n, np.bool_), declarer=np.empty(n, np.int8),
+        partner=np.empty(n, np.int8), doublings=np.empty(n, np.uint8), kontra_seat=np.empty(n, np.int8),
+        re_seat=np.empty(n, np.int8), impossible=np.empty(n, np.bool_),
+        declarer_points=np.empty(n, np.uint8), defender_points=np.empty(n, np.uint8),
+        declarer_tricks=np.empty(n, np.uint8), laufende=np.empty(n, np.uint8), laufende_mit=np.empty(n, np.bool_),
+        schneider=np.empty(n, np.bool_), schwarz=np.empty(n, np.bool_), won=np.empty(n, np.bool_),
+        price=np.empty(n, np.int64), payouts=np.empty((n, 4), np.int32),
+    )
+
+
+_KERNEL_ORDER = ("hands", "bids", "kind", "suit", "tout", "declarer", "partner", "doublings", "kontra_seat",
+                 "re_seat", "impossible", "declarer_points", "defender_points", "declarer_tricks", "laufende",
+                 "laufende_mit", "schneider", "schwarz", "won", "price", "payouts")
+
+
+def _forced_args(contract, declarer) -> np.ndarray:
+    from simkit.rules.contracts import Contract, ContractError, parse_kind
+
+    if contract is None:
+        if declarer is not None:
+            raise ValueError("declarer= needs contract= (forced mode)")
+        return np.array([-1, -1, 0, -1], np.int64)
+    if declarer is None or int(declarer) not in range(4):
+        raise ValueError(f"forced mode needs declarer= a seat 0..3, not {declarer!r}")
+    if isinstance(contract, Contract):
+        k, s, t = contract.kind, contract.suit, contract.tout
+    elif isinstance(contract, (tuple, list)):
+        k, s, t = (tuple(contract) + (None, False))[:3]
+        c = Contract.parse(k, s, t) if not (parse_kind(k) == RUFSPIEL and s is None) else None
+        k, s, t = (c.kind, c.suit, c.tout) if c else (RUFSPIEL, None, bool(t))
+    else:
+        k, s, t = parse_kind(contract), None, False
+        if k in (SOLO, FARBWENZ, FARBGEIER):
+            raise ContractError(f"{contract} needs a trump suit: pass contract=({contract!r}, suit)")
+    if k == RUFSPIEL and t:
+        raise ContractError("a Rufspiel cannot be played Tout")
+    return np.array([k, -1 if s is None else s, int(bool(t)), int(declarer)], np.int64)
+
+
+def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",) * 4, trace: bool = False,
+               contract=None, declarer: int | None = None) -> dict[str, np.ndarray]:
+    """Play complete deals ``start .. start+n-1`` of run ``seed`` and return one row per deal.
+
+    ``seats``: four strategies (names for ``simkit.strategies.resolve`` or Strategy objects), or one for all.
+    ``contract``/``declarer``: forced mode (no bidding): ``contract`` is a Contract, a kind name, or a tuple
+    ``(kind, suit[, tout])``; a Rufspiel without a suit calls a random callable suit.
+
+    Columns: ``deal_id`` int64 (start + i), ``hands`` uint32[n, 4], ``bids`` int64[n, 4] (bid codes of
+    simkit.strategies.api; NOT_ASKED in forced mode), ``kind`` int8 (-1: passed or impossible), ``suit`` int8
+    (called suit of a Rufspiel, trump suit of Farbsolo/Farbwenz/Farbgeier, else -1), ``tout`` bool, ``declarer``,
+    ``partner`` int8 (-1), ``doublings`` uint8 (0, 1 Kontra, 2 Re), ``kontra_seat``, ``re_seat`` int8 (-1),
+    ``impossible`` bool (forced Rufspiel the declarer cannot call), and the result fields of simkit.engine.batch
+    (``declarer_points``, ``defender_points``, ``declarer_tricks``, ``laufende``, ``laufende_mit``,
+    ``schneider``, ``schwarz``, ``won``, ``price``, ``payouts`` int32[n, 4]); zeros for passed rows. With
+    ``trace``: ``trace_legal`` uint32[n, 4*h], ``trace_played`` int8[n, 4*h] (layout of simkit.engine.batch).
+
+    Raises :class:`simkit.strategies.StrategyError` when a strategy makes an impossible choice.
+    """
+    from simkit.engine.batch import tables_for
+    from simkit.rules.ruleset import load_ruleset
+    from simkit.strategies import StrategyError, seat_strategies
+
+    rules = load_ruleset(ruleset) if not _is_ruleset(ruleset) else ruleset
+    t = tables_for(rules)
+    strategies = seat_strategies(seats)
+    forced = _forced_args(contract, declarer)
+    n = int(n)
+    if n < 0:
+        raise ValueError("n must not be negative")
+    sids = np.array([s.builtin_id for s in strategies], np.int64)
+    fns = [tuple(s.fn(j) for s in strategies) for j in range(3)]
+    width = max(1, max(len(s.config) for s in strategies))
+    configs = np.zeros((4, width), np.float64)
+    for j, s in enumerate(strategies):
+        configs[j, : len(s.config)] = s.config
+    out = _new_columns(n)
+    ncols = 4 * t.hand_size
+    tl = np.zeros((n if trace else 0, ncols), np.uint32)
+    tp = np.zeros((n if trace else 0, ncols), np.int8)
+    err = np.zeros(ERR_SIZE, np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        done = games_kernel(np.uint64(seed), np.int64(start), sids, fns[0], fns[1], fns[2], configs,
+                            t.strength, t.eff_suit, t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min,
+                            t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
+                            tl, tp, err)
+    if done < n:
+        raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
+    out = {"deal_id": np.arange(start, start + n, dtype=np.int64), **out}
+    if trace:
+        out["trace_legal"] = tl
+        out["trace_played"] = tp
+    return out
+
+
+def _is_ruleset(x) -> bool:
+    from simkit.rules.ruleset import Ruleset
+
+    return isinstance(x, Ruleset)

@@ -1,0 +1,58 @@
+"""How the whole-deal kernel calls a seat's strategy: built-ins by integer id, plug-ins as first-class functions.
+
+Each seat has a strategy id (``sids[seat]``): :data:`S_RANDOM` and :data:`S_HEURISTIC` are built in and called
+through an ``if`` chain (DESIGN.md: ~0.4 ns, the call is inlined and the on-disk cache survives); :data:`S_PLUGIN`
+calls the seat's entry of a tuple of four first-class functions (``numba.types.FunctionType`` of the api
+signature, ~2-15 ns per call, also cached). For a built-in seat the tuple entry is a filler (any function of the
+right signature, :data:`FILLER`); it is never called.
+
+Adding a built-in strategy: a module with ``bid``/``double``/``play`` of the api signatures, a new id here, one
+``elif`` per decision below, and an entry in ``simkit.strategies.BUILTINS``.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from simkit.strategies import heuristic as _heuristic
+from simkit.strategies import random_play as _random
+
+S_PLUGIN = -1
+S_RANDOM = 0
+S_HEURISTIC = 1
+
+#: (bid, double, play) dispatchers usable as the filler of a built-in seat in the plug-in tuples
+FILLER = (_random.bid, _random.double, _random.play)
+
+# ``random`` is inlined into the kernel (numba IR inlining of the same Python functions; a call of an
+# explicit-signature dispatcher costs ~15 ns since every array argument is passed as a struct). The heuristic is
+# called, not inlined: inlining its three functions made the kernel's cold compile take minutes.
+_r_bid, _r_double, _r_play = (njit(inline="always")(f.py_func) for f in FILLER)
+_h_bid, _h_double, _h_play = _heuristic.bid, _heuristic.double, _heuristic.play
+
+
+@njit(cache=True, inline="always")
+def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
+    if sid == S_RANDOM:
+        return _r_bid(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC:
+        return _h_bid(hand, seat, info, strength, eff_suit, params, config)
+    return fns[seat](hand, seat, info, strength, eff_suit, params, config)
+
+
+@njit(cache=True, inline="always")
+def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
+    if sid == S_RANDOM:
+        return _r_double(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC:
+        return _h_double(hand, seat, info, strength, eff_suit, params, config)
+    return fns[seat](hand, seat, info, strength, eff_suit, params, config)
+
+
+@njit(cache=True, inline="always")
+def call_play(sid, fns, hand, legal, seat, info, strength, eff_suit, params, config):
+    if sid == S_RANDOM:
+        return _r_play(hand, legal, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC:
+        return _h_play(hand, legal, seat, info, strength, eff_suit, params, config)
+    return fns[seat](hand, legal, seat, info, strength, eff_suit, params, config)

@@ -1,0 +1,113 @@
+"""The ``random`` strategy: uniform random legal play, occasional random bids and doublings.
+
+* ``bid``: with probability ``config[0]`` it declares a contract drawn uniformly from every (kind, suit) declaration
+  its hand and the ruleset allow (enabled kinds; a Rufspiel only with a callable ace: E, G or S, not held, with a
+  non-trump card of that suit); a solo-type declaration becomes Tout with probability ``config[2]`` when the
+  ruleset allows Touts. Otherwise (and when nothing is allowed) it passes. It ignores the bids of the other seats.
+* ``double``: 1 (Kontra or Re) with probability ``config[1]``.
+* ``play``: a uniformly random card of ``legal`` (:func:`simkit.strategies.api.random_card`).
+
+Every draw comes from the seat's own stream ``info[I_RNG]``. It keeps no scratch memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simkit.rules.contracts import GEIER, RUFSPIEL, WENZ
+from simkit.rules.tables import P_DECK_MASK, P_ENABLED, P_TOUT_ALLOWED, TRUMP
+from simkit.strategies.api import (
+    BID_SIG,
+    DOUBLE_SIG,
+    PASS,
+    PLAY_SIG,
+    bid_code,
+    random_card,
+    rng_below,
+    rng_u64,
+)
+
+DESCRIPTION = "uniform over the legal cards; bids a random allowed contract with probability config[0]"
+CONFIG_NAMES = ("bid_probability", "double_probability", "tout_share")
+DEFAULT_CONFIG = np.array([0.1, 0.02, 0.1], dtype=np.float64)
+
+
+@njit(cache=True, inline="always")
+def _uniform(info):
+    return np.float64(rng_u64(info) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _callable(hand, suit, eff_suit, deck):
+    """May ``hand`` call the ace of ``suit`` in a Rufspiel? (not Herz, ace not held, a non-trump card held)"""
+    if suit == 2 or (hand >> np.int64(8 * suit + 7)) & 1:
+        return False
+    for r in range(7):
+        c = 8 * suit + r
+        if (hand >> np.int64(c)) & 1 and (deck >> np.int64(c)) & 1 and eff_suit[0, c] != TRUMP:
+            return True
+    return False
+
+
+@njit(BID_SIG, cache=True)
+def bid(hand, seat, info, strength, eff_suit, params, config):
+    p = config[0] if config.shape[0] > 0 else 0.1
+    if _uniform(info) >= p:
+        return PASS
+    enabled = params[P_ENABLED]
+    deck = params[P_DECK_MASK]
+    n = 0
+    for kind in range(6):
+        if not (enabled >> kind) & 1:
+            continue
+        if kind == RUFSPIEL:
+            for s in (0, 1, 3):
+                if _callable(hand, s, eff_suit, deck):
+                    n += 1
+        elif kind == WENZ or kind == GEIER:
+            n += 1
+        else:
+            n += 4
+    if n == 0:
+        return PASS
+    r = rng_below(info, n)
+    kind = 0
+    suit = -1
+    for k in range(6):
+        if not (enabled >> k) & 1:
+            continue
+        if k == RUFSPIEL:
+            for s in (0, 1, 3):
+                if _callable(hand, s, eff_suit, deck):
+                    if r == 0:
+                        return bid_code(RUFSPIEL, s, False)
+                    r -= 1
+        elif k == WENZ or k == GEIER:
+            if r == 0:
+                kind = k
+                suit = -1
+                break
+            r -= 1
+        else:
+            if r < 4:
+                kind = k
+                suit = r
+                break
+            r -= 4
+    tout = False
+    if params[P_TOUT_ALLOWED] != 0 and config.shape[0] > 2 and config[2] > 0.0:
+        tout = _uniform(info) < config[2]
+    return bid_code(kind, suit, tout)
+
+
+@njit(DOUBLE_SIG, cache=True)
+def double(hand, seat, info, strength, eff_suit, params, config):
+    p = config[1] if config.shape[0] > 1 else 0.0
+    return 1 if _uniform(info) < p else 0
+
+
+@njit(PLAY_SIG, cache=True)
+def play(hand, legal, seat, info, strength, eff_suit, params, config):
+    return random_card(legal, info)
+
