@@ -65,6 +65,35 @@ class Plain:
 
 class Missing:
     bid, double = pass_bid, no
+
+from simkit.strategies.api import (I_SCRATCH, I_PHASE, I_PLAYED, I_TRICK, I_TRICK_NO, I_N_IN_TRICK, I_HAND_SIZE,
+                                   I_BIDS, NOT_ASKED, PHASE_BID, PHASE_PLAY, I_PLAYED_BY, popcount)
+
+@njit(BID_SIG, cache=True)
+def checking_bid(hand, seat, info, strength, eff_suit, params, config):
+    if info[I_SCRATCH] != 0 or info[I_PHASE] != PHASE_BID:
+        return 999  # fresh scratch at each deal's start, else an (impossible) junk bid reports the failure
+    for s in range(4):
+        if (s < seat) == (info[I_BIDS + s] == NOT_ASKED):
+            return 998
+    info[I_SCRATCH] = seat + 1
+    return bid_code(2, -1, False) if rng_below(info, 4) == 0 else PASS  # a Wenz now and then
+
+@njit(PLAY_SIG, cache=True)
+def checking_play(hand, legal, seat, info, strength, eff_suit, params, config):
+    n = info[I_N_IN_TRICK]
+    t = info[I_TRICK_NO]
+    ok = info[I_SCRATCH] == seat + 1 and info[I_PHASE] == PHASE_PLAY
+    ok = ok and (hand & info[I_PLAYED]) == 0 and popcount(hand) == info[I_HAND_SIZE] - t
+    ok = ok and popcount(info[I_PLAYED]) == 4 * t + n and popcount(info[I_PLAYED_BY + seat]) == t
+    for k in range(4):
+        ok = ok and ((info[I_TRICK + k] >= 0) == (k < n))
+    info[I_SCRATCH + 1] += 1
+    ok = ok and info[I_SCRATCH + 1] == t + 1
+    return random_card(legal, info) if ok else -1
+
+class Checker:
+    bid, double, play = checking_bid, no, checking_play
 '''
 
 
@@ -159,3 +188,11 @@ def test_bad_double_answer_is_reported(badmod):
     assert str(e.value) == (f"strategy '{name}' (seat 1) answered 2 when asked for Kontra in deal 7: "
                             "double() must return 0 or 1")
     assert e.value.decision == "double" and e.value.value == 2
+
+
+def test_info_and_scratch_seen_by_a_plugin(badmod):
+    """A plug-in that checks the public state and its per-seat scratch words at every call (it answers with an
+    impossible choice, i.e. a StrategyError, when something is off)."""
+    name = f"{badmod}:Checker"
+    res = play_games(6, 0, 2_000, seats=[name, "random", name, "heuristic"])
+    assert (res["kind"] >= 0).sum() > 200

@@ -29,8 +29,9 @@ seat, deal and choice. A choice is never replaced.
 
 Randomness: seat ``s``'s strategy draws from stream (seed, index, STREAM_STRATEGY + s), kept in ``info[I_RNG]``
 while it is asked and saved between its calls; so results never depend on chunking. Scratch words
-``info[I_SCRATCH:]`` are likewise kept per seat (zeroed at each deal's start). The built-in ``random`` strategy
-keeps no scratch, so its seats skip the save/restore (and may see stale scratch words, which it ignores).
+``info[I_SCRATCH:]`` are likewise kept per seat (zeroed at each deal's start) for every plug-in; a built-in whose
+module sets ``USES_SCRATCH = False`` (``random``; the heuristic if it says so) skips the save/restore (its seats
+may then see another seat's scratch words, which such a strategy ignores).
 
 Forced mode (``contract=``): no bidding (``bids`` all ``NOT_ASKED``); every deal is played as that contract by
 ``declarer``. A Rufspiel given without a suit calls a uniformly random callable suit (stream STREAM_FORCED). A
@@ -188,7 +189,7 @@ def _fail(err, idx, seat, decision, value, trick, legal, hand):
     err[6] = hand
 
 
-def _games_py(seed, start, sids, bid_fns, dbl_fns, play_fns, configs,
+def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
@@ -203,9 +204,6 @@ def _games_py(seed, start, sids, bid_fns, dbl_fns, play_fns, configs,
     info = np.zeros(INFO_SIZE, np.int64)
     rngs = np.zeros(4, np.int64)
     scratch = np.zeros((4, N_SCRATCH), np.int64)
-    keep = np.zeros(4, np.bool_)
-    for s in range(4):
-        keep[s] = sids[s] != dispatch.S_RANDOM
     ruf_masks = suit_mask[0]
     tracing = trace_legal.shape[0] > 0
     run_min = params[P_RUN_AWAY_MIN]
@@ -465,7 +463,7 @@ def _arr(dtype, ndim):
 
 _I64, _I8, _U8, _B, _U32 = types.int64, types.int8, types.uint8, types.boolean, types.uint32
 KERNEL_SIG = types.int64(
-    types.uint64, _I64, _arr(_I64, 1),
+    types.uint64, _I64, _arr(_I64, 1), _arr(_B, 1),
     types.UniTuple(types.FunctionType(BID_SIG), 4), types.UniTuple(types.FunctionType(DOUBLE_SIG), 4),
     types.UniTuple(types.FunctionType(PLAY_SIG), 4), _arr(types.float64, 2),
     _arr(types.int16, 2), _arr(_I8, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1),
@@ -585,6 +583,7 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     if n < 0:
         raise ValueError("n must not be negative")
     sids = np.array([s.builtin_id for s in strategies], np.int64)
+    keep = np.array([s.uses_scratch for s in strategies], np.bool_)
     fns = [tuple(s.fn(j) for s in strategies) for j in range(3)]
     width = max(1, max(len(s.config) for s in strategies))
     configs = np.zeros((4, width), np.float64)
@@ -597,7 +596,7 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     err = np.zeros(ERR_SIZE, np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        done = games_kernel(np.uint64(seed), np.int64(start), sids, fns[0], fns[1], fns[2], configs,
+        done = games_kernel(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], configs,
                             t.strength, t.eff_suit, t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min,
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
                             tl, tp, err)

@@ -31,6 +31,7 @@ from simkit.strategies.api import (
 DESCRIPTION = "uniform over the legal cards; bids a random allowed contract with probability config[0]"
 CONFIG_NAMES = ("bid_probability", "double_probability", "tout_share")
 DEFAULT_CONFIG = np.array([0.1, 0.02, 0.1], dtype=np.float64)
+USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
 
 
 @njit(cache=True, inline="always")
