@@ -1,13 +1,18 @@
 """How the whole-deal kernel calls a seat's strategy: built-ins by integer id, plug-ins as first-class functions.
 
 Each seat has a strategy id (``sids[seat]``): :data:`S_RANDOM` and :data:`S_HEURISTIC` are built in and called
-through an ``if`` chain (DESIGN.md: ~0.4 ns, the call is inlined and the on-disk cache survives); :data:`S_PLUGIN`
+through an ``if`` chain (DESIGN.md: ~0.4 ns, and the on-disk cache survives; ``random`` is inlined, the heuristic
+is a direct call of its explicit-signature functions); :data:`S_PLUGIN`
 calls the seat's entry of a tuple of four first-class functions (``numba.types.FunctionType`` of the api
 signature, ~2-15 ns per call, also cached). For a built-in seat the tuple entry is a filler (any function of the
 right signature, :data:`FILLER`); it is never called.
 
+The kernel (simkit.engine.game) calls :func:`call_bid` and :func:`call_double`; the ``play`` chain is written
+out in the kernel's card loop (the same branches), because inlining :func:`call_play` there measured 1.4x slower.
+
 Adding a built-in strategy: a module with ``bid``/``double``/``play`` of the api signatures, a new id here, one
-``elif`` per decision below, and an entry in ``simkit.strategies.BUILTINS``.
+``elif`` per decision below (and in the play chain of simkit.engine.game), and entries in ``BUILTIN_NAMES`` and
+``_builtin`` of simkit.strategies.
 """
 
 from __future__ import annotations
