@@ -317,6 +317,12 @@ def _yn(b: bool) -> str:
     return "yes" if b else "-"
 
 
+# `simkit run` lives beside the runner it drives.
+from simkit.sim.cli_run import register as _register_run  # noqa: E402
+
+_register_run(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""
     command = typer.main.get_command(app)

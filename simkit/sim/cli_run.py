@@ -1,0 +1,105 @@
+"""``simkit run``: the command-line face of :func:`simkit.sim.runner.run` (registered on the app in simkit.cli)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from simkit.rules import Contract, ContractError, load_ruleset
+
+
+def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
+    @app.command()
+    def run(
+        deals: str = typer.Option(..., "--deals", help="Number of deals: 1e7, 10000000, 10_000_000 or 10M."),
+        seed: int = typer.Option(0, "--seed", help="Run seed: deal i of a seed is the same everywhere."),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        deck: Optional[str] = typer.Option(None, "--deck", help="long or short (default: the ruleset's deck)."),
+        strategy: Optional[str] = typer.Option(None, "--strategy", help="One strategy for all four seats."),
+        seats: Optional[str] = typer.Option(None, "--seats", help="Four strategies, seat 0 first: A,B,C,D."),
+        contract: Optional[str] = typer.Option(None, "--contract", help="Forced mode: play every deal as this."),
+        suit: Optional[str] = typer.Option(None, "--suit", help="Called or trump suit of --contract."),
+        tout: bool = typer.Option(False, "--tout", help="Forced contract is a Tout."),
+        declarer: Optional[int] = typer.Option(None, "--declarer", help="Forced mode: the declaring seat 0..3."),
+        out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default runs/<UTC time>)."),
+        workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
+        store_hands: bool = typer.Option(False, "--store-hands", help="Add hand_0..hand_3 (uint32) columns."),
+        resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out."),
+        force: bool = typer.Option(False, "--force", help="Replace an existing --out."),
+        backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
+        scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address."),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+    ):
+        """Play a Monte Carlo batch of complete deals and stream the results to a Parquet dataset."""
+        from simkit.sim.runner import RunError, RunOptions
+        from simkit.sim.runner import run as run_batch
+        from simkit.strategies import StrategyError, resolve
+
+        n = parse_count(deals)
+        rules = load_ruleset(rules_spec)
+        if deck is not None:
+            if deck not in ("long", "short"):
+                raise UserError(f"--deck must be long or short, not {deck!r}")
+            rules = rules.replace(deck=deck)
+        if strategy and seats:
+            raise UserError("give either --strategy (all seats) or --seats (one per seat), not both")
+        names = tuple(s.strip() for s in seats.split(",")) if seats else (strategy or "heuristic",) * 4
+        if len(names) != 4 or not all(names):
+            raise UserError(f"--seats needs four comma-separated strategies, got {seats!r}")
+        forced = None
+        if contract is not None or suit is not None or tout:
+            if contract is None:
+                raise UserError("--suit and --tout need --contract")
+            try:
+                forced = Contract.parse(contract, suit, tout)
+            except ContractError as e:
+                raise UserError(str(e)) from None
+            if declarer is None:
+                raise UserError("--contract needs --declarer SEAT")
+        elif declarer is not None:
+            raise UserError("--declarer needs --contract")
+        try:
+            opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
+                              store_hands=store_hands)
+        except RunError as e:
+            raise UserError(str(e)) from None
+        if out is None:
+            if resume:
+                raise UserError("--resume needs --out DIR")
+            out = Path("runs") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+        with progress_bar(n, "simkit run") as advance:
+            try:
+                summary = run_batch(opts, out, workers=workers, resume=resume, force=force, backend=backend,
+                                    scheduler=scheduler, progress=advance)
+            except (RunError, StrategyError) as e:
+                raise UserError(str(e)) from None
+            except OSError as e:
+                where = f": {e.filename}" if e.filename else ""
+                raise UserError(f"writing the run failed ({e.strerror or e}){where}; the shards listed in "
+                                f"{out}/manifest.json are complete") from None
+        summary["out"] = str(out)
+        if as_json:
+            print(json.dumps(summary))
+            return
+        _print_summary(summary, stdout())
+
+
+def _print_summary(s: dict, console) -> None:
+    rate = f", {s['deals'] / s['seconds']:,.0f} deals/s" if s.get("seconds") else ""
+    console.print(f"{s['deals']:,} deals in {s['out']}{rate}; passed {s['passed_share']:.1%}")
+    t = Table("contract", "games", "share", "declarer wins", box=None, pad_edge=False)
+    for name, c in s["contracts"].items():
+        wr = "" if c["declarer_win_rate"] is None else f"{c['declarer_win_rate']:.1%}"
+        t.add_row(name, f"{c['games']:,}", f"{c['share']:.1%}", wr)
+    console.print(t)
+    if s.get("impossible"):
+        console.print(f"{s['impossible']:,} deals where the forced contract was impossible")
+    if not s["complete"]:
+        print(f"incomplete: {s['deals']:,} of {s['deals_requested']:,} deals", file=sys.stderr)

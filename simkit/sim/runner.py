@@ -1,0 +1,323 @@
+"""Monte Carlo batches streamed to a Parquet dataset, on local processes or a Dask cluster.
+
+A run is cut into shards: fixed deal-id ranges ``[k * shard_size, (k + 1) * shard_size)``. Each shard is played
+(in chunks, so memory stays flat) and written to ``part-<k>.parquet`` under a temporary name, then renamed; the
+manifest is rewritten after every shard. Deal ``i`` depends only on (seed, i), so the rows are the same for any
+number of workers, chunk size or backend; only which process wrote which file differs.
+
+Python API::
+
+    from simkit.sim import RunOptions, run
+    summary = run(RunOptions(deals=10**6, seed=1), out="runs/demo")
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simkit import __version__
+from simkit.rules.contracts import Contract
+from simkit.rules.ruleset import Ruleset, load_ruleset
+from simkit.sim import manifest as mf
+
+MAX_SHARD = 1_000_000
+MIN_SHARD = 50_000
+CHUNK = 250_000
+
+
+class RunError(ValueError):
+    """Bad options or an unusable output directory; nothing was written."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything that decides the rows of a run (and so must match on ``--resume``)."""
+
+    deals: int
+    seed: int = 0
+    rules: Ruleset = field(default_factory=lambda: load_ruleset())
+    seats: tuple[str, str, str, str] = ("heuristic",) * 4
+    contract: Contract | None = None  # forced mode: every deal is this contract ...
+    declarer: int | None = None  # ... played by this seat
+    store_hands: bool = False
+    shard_size: int | None = None  # default: from the number of deals
+
+    def __post_init__(self):
+        if not 0 < self.deals < 2**63:
+            raise RunError(f"--deals must be between 1 and 2^63 - 1, not {self.deals}")
+        if not 0 <= self.seed < 2**64:
+            raise RunError(f"--seed must be between 0 and 2^64 - 1, not {self.seed}")
+        if (self.contract is None) != (self.declarer is None):
+            raise RunError("--contract and --declarer go together (forced mode)")
+        if self.declarer is not None and not 0 <= self.declarer < 4:
+            raise RunError(f"--declarer must be a seat 0..3, not {self.declarer}")
+        if self.contract is not None and not self.rules.allows(self.contract):
+            raise RunError(f"the ruleset {self.rules.name} does not allow {self.contract}")
+        if len(self.seats) != 4:
+            raise RunError("--seats needs four strategies, one per seat")
+
+    @property
+    def shard(self) -> int:
+        if self.shard_size:
+            return self.shard_size
+        return min(MAX_SHARD, max(MIN_SHARD, math.ceil(self.deals / 8)))
+
+    def identity(self) -> dict[str, Any]:
+        """The manifest entries that a resumed run must match exactly."""
+        c = self.contract
+        return {
+            "game": "bavarian",
+            "ruleset": json.loads(json.dumps(self.rules.to_dict())),
+            "strategies": list(self.seats),
+            "seed": self.seed,
+            "deals": self.deals,
+            "shard_size": self.shard,
+            "contract": None if c is None else {"kind": c.name, "suit": c.suit, "tout": c.tout},
+            "declarer": self.declarer,
+            "store_hands": self.store_hands,
+        }
+
+    def shards(self) -> list[tuple[int, int]]:
+        s = self.shard
+        return [(a, min(a + s, self.deals)) for a in range(0, self.deals, s)]
+
+
+# ------------------------------------------------------------------------------------------ one shard
+
+def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int = CHUNK) -> dict[str, Any]:
+    """Play deals ``start .. stop-1`` and write them as one Parquet file; return the shard's manifest entry.
+
+    Runs in a worker process (local pool or Dask): imports are local so that the task pickles small.
+    """
+    import pyarrow.parquet as pq
+
+    from simkit.engine.game import play_games
+    from simkit.sim.schema import columns_from_games, schema
+
+    run_dir = Path(run_dir)
+    name = mf.shard_name(start // opts.shard)
+    tmp = run_dir / f".{name}.tmp-{os.getpid()}"
+    meta = {"simkit": json.dumps({"version": __version__, **opts.identity()})}
+    sch = schema(opts.store_hands, meta)
+    stats = ShardStats()
+    try:
+        with pq.ParquetWriter(tmp, sch, compression="zstd", compression_level=3) as writer:
+            for a in range(start, stop, chunk):
+                b = min(a + chunk, stop)
+                games = play_games(opts.seed, a, b - a, opts.rules, seats=opts.seats,
+                                   contract=opts.contract, declarer=opts.declarer)
+                writer.write_table(columns_from_games(games, opts.store_hands, sch))
+                stats.add(games)
+        os.replace(tmp, run_dir / name)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict()}
+
+
+class ShardStats:
+    """Counts for the run summary, kept per shard in the manifest so a resumed run needs no re-reading."""
+
+    def __init__(self, data: dict | None = None):
+        self.deals = 0
+        self.passed = 0
+        self.impossible = 0
+        self.games: dict[str, list[int]] = {}  # contract label -> [games, declarer wins]
+        if data:
+            self.merge(data)
+
+    @staticmethod
+    def label(kind: int, tout: bool) -> str:
+        from simkit.rules.contracts import KIND_NAMES
+        return KIND_NAMES[kind] + (" tout" if tout else "")
+
+    def add(self, g: dict[str, np.ndarray]) -> None:
+        kind = np.asarray(g["kind"])
+        self.deals += len(kind)
+        imp = np.asarray(g.get("impossible", np.zeros(len(kind), bool)), bool)
+        self.impossible += int(imp.sum())
+        self.passed += int(((kind < 0) & ~imp).sum())
+        played = kind >= 0
+        keys = kind[played].astype(np.int64) * 2 + np.asarray(g["tout"])[played].astype(np.int64)
+        won = np.asarray(g["won"])[played]
+        for key in np.unique(keys):
+            sel = keys == key
+            entry = self.games.setdefault(self.label(int(key) // 2, bool(key % 2)), [0, 0])
+            entry[0] += int(sel.sum())
+            entry[1] += int(won[sel].sum())
+
+    def merge(self, d: dict) -> None:
+        self.deals += d["deals"]
+        self.passed += d["passed"]
+        self.impossible += d.get("impossible", 0)
+        for k, (n, w) in d["games"].items():
+            e = self.games.setdefault(k, [0, 0])
+            e[0] += n
+            e[1] += w
+
+    def to_dict(self) -> dict:
+        return {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games}
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+def prepare_dir(out: Path, opts: RunOptions, resume: bool, force: bool) -> dict[str, Any]:
+    """Check the output directory against the options; return the manifest to continue (resume) or start."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out} exists and is not a directory")
+    exists = out.is_dir() and any(out.iterdir())
+    if resume:
+        if not exists:
+            raise RunError(f"--resume: {out} does not exist or is empty")
+        try:
+            m = mf.load(out)
+        except mf.ManifestError as e:
+            raise RunError(f"--resume: {e}") from None
+        diff = mf.mismatches(m, opts.identity())
+        if diff:
+            raise RunError(f"--resume: the options differ from the run in {out} in: {', '.join(diff)}")
+        return m
+    if exists and not force:
+        raise RunError(f"--out {out} already exists; use --resume to finish it or --force to replace it")
+    if exists and force:
+        ours = [p for p in out.iterdir() if _written_by_simkit(p)]
+        foreign = [p.name for p in out.iterdir() if not _written_by_simkit(p)]
+        if foreign:
+            raise RunError(f"--force: refusing to replace {out}: it holds files simkit did not write "
+                           f"({', '.join(sorted(foreign)[:3])})")
+        for p in ours:
+            p.unlink()
+    return {"format": mf.FORMAT, "simkit_version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+            time.gmtime()), **opts.identity(), "shards": []}
+
+
+def _written_by_simkit(p: Path) -> bool:
+    n = p.name
+    return p.is_file() and (n == mf.MANIFEST or (n.startswith("part-") and n.endswith(".parquet"))
+                            or (n.startswith(".") and ".tmp-" in n) or n == "parties.parquet")
+
+
+def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume: bool = False,
+        force: bool = False, backend: str = "local", scheduler: str | None = None,
+        progress: Callable[[int], None] | None = None, chunk: int = CHUNK) -> dict[str, Any]:
+    """Play a run into ``out`` and return its summary (see :func:`summarize`).
+
+    ``backend``: ``local`` (a process pool of ``workers``, in-process for 1), ``dask`` (a Dask scheduler at
+    ``scheduler``) or ``dask-local`` (a LocalCluster of ``workers`` processes). ``progress(k)`` is called with the
+    number of deals of each completed shard.
+    """
+    out = Path(out)
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise RunError(f"--workers must be at least 1, not {workers}")
+    if backend not in ("local", "dask", "dask-local"):
+        raise RunError(f"--backend must be local, dask or dask-local, not {backend!r}")
+    if backend == "dask" and not scheduler:
+        raise RunError("--backend dask needs --scheduler ADDRESS (or use --backend dask-local)")
+    _check_strategies(opts)
+    manifest = prepare_dir(out, opts, resume, force)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunError(f"cannot create --out {out}: {e.strerror}") from None
+    for p in out.iterdir():  # leftovers of a killed run
+        if p.name.startswith(".") and ".tmp-" in p.name:
+            p.unlink()
+    done = {s["start"] for s in manifest["shards"]}
+    todo = [(a, b) for a, b in opts.shards() if a not in done]
+    if progress and done:
+        progress(sum(s["rows"] for s in manifest["shards"]))
+    mf.save(out, manifest)
+
+    def finished(entry: dict) -> None:
+        manifest["shards"].append(entry)
+        mf.save(out, manifest)
+        if progress:
+            progress(entry["rows"])
+
+    t0 = time.perf_counter()
+    if backend == "local":
+        _run_local(opts, todo, out, workers, chunk, finished)
+    else:
+        _run_dask(opts, todo, out, workers, chunk, finished, scheduler if backend == "dask" else None)
+    return summarize(manifest, elapsed=time.perf_counter() - t0)
+
+
+def _check_strategies(opts: RunOptions) -> None:
+    from simkit.strategies import resolve
+    for name in opts.seats:
+        resolve(name)  # raises a clear error for an unknown strategy
+
+
+def _run_local(opts, todo, out, workers, chunk, finished) -> None:
+    if workers == 1 or len(todo) <= 1:
+        for a, b in todo:
+            finished(play_shard(opts, a, b, str(out), chunk))
+        return
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    # spawn, not fork: the parent may run a progress thread, and numba state is not fork-safe.
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=mp.get_context("spawn")) as pool:
+        pending = {pool.submit(play_shard, opts, a, b, str(out), chunk) for a, b in todo}
+        try:
+            while pending:
+                ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in ready:
+                    finished(f.result())
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            raise
+
+
+def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:
+    from distributed import Client, LocalCluster, as_completed
+
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        cluster, client = None, Client(scheduler)
+    try:
+        futures = [client.submit(play_shard, opts, a, b, str(out.resolve()), chunk, pure=False) for a, b in todo]
+        for f in as_completed(futures):
+            finished(f.result())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
+    """Deals, passed share and, per contract, games, share of played games and declarer win rate."""
+    stats = ShardStats()
+    for s in manifest["shards"]:
+        stats.merge(s["summary"])
+    played = max(stats.deals - stats.passed - stats.impossible, 1)
+    contracts = {k: {"games": n, "share": n / played, "declarer_win_rate": w / n if n else None}
+                 for k, (n, w) in sorted(stats.games.items(), key=lambda kv: -kv[1][0])}
+    out = {
+        "deals": stats.deals,
+        "deals_requested": manifest["deals"],
+        "complete": stats.deals == manifest["deals"],
+        "passed": stats.passed,
+        "passed_share": stats.passed / stats.deals if stats.deals else None,
+        "impossible": stats.impossible,
+        "contracts": contracts,
+        "seed": manifest["seed"],
+        "strategies": manifest["strategies"],
+        "ruleset": manifest["ruleset"]["name"],
+    }
+    if elapsed is not None:
+        out["seconds"] = round(elapsed, 3)
+    return out
