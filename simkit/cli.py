@@ -322,6 +322,11 @@ from simkit.sim.cli_run import register as _register_run  # noqa: E402
 
 _register_run(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 
+# `simkit report` and `simkit compare` live in the analysis package.
+from analysis.cli_report import register as _register_report  # noqa: E402
+
+_register_report(app, UserError, _stdout)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""

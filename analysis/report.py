@@ -1,0 +1,505 @@
+"""``simkit report`` and ``simkit compare``: tables and figures of a run as HTML (self-contained: the figures are
+embedded as base64 PNG, it opens offline), Markdown (figures as PNG files beside it) and CSV.
+
+    from analysis.report import build_report
+    build_report("runs/demo", "reports/demo")                       # report.html, report.md, tables/, figures/
+    build_report("runs/a", "reports/a-vs-b", compare_with="runs/b")  # plus the comparison section
+
+Layout of ``OUT``::
+
+    report.html   everything, figures embedded
+    report.md     the same tables; figures linked from figures/
+    figures/*.png
+    tables/*.csv  full tables (the HTML/Markdown show the larger ones shortened)
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from analysis.dataset import Dataset, aggregate_many, as_dataset, finish, label, rollup
+from analysis.tables import (
+    DEFAULT_KEYS,
+    compare,
+    contract_mix,
+    laufende_frequency,
+    laufende_summary,
+    payout_distribution,
+    seat_summary,
+)
+from simkit import __version__
+from simkit.rules.contracts import KIND_NAMES
+
+MIN_CELL = 30  # heatmap cells with fewer games are left blank
+MAX_SHAPES = 12  # shapes per contract shown in the HTML/Markdown table (the CSV has all)
+DPI = 90
+
+
+# ------------------------------------------------------------------------------------------ sections
+
+@dataclass
+class Section:
+    title: str
+    text: str = ""
+    tables: list[tuple[str, pl.DataFrame, dict]] = field(default_factory=list)  # (caption, frame, formats)
+    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (name, png)
+
+
+def _fmt(v, f):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if f == "pct":
+        return f"{100 * v:.1f}%"
+    if f == "pct2":
+        return f"{100 * v:.2f}%"
+    if f == "int":
+        return f"{int(v):,}"
+    if f == "p":
+        return f"{v:.3g}"
+    if isinstance(f, str) and f.startswith("."):
+        return format(v, f)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _rows(df: pl.DataFrame, fmts: dict) -> tuple[list[str], list[list[str]]]:
+    cols = list(fmts) if fmts else df.columns
+    head = [fmts[c][0] if fmts else c for c in cols]
+    rows = [[_fmt(r[c], fmts[c][1] if fmts else None) for c in cols] for r in df.iter_rows(named=True)]
+    return head, rows
+
+
+def _html_table(df, fmts) -> str:
+    head, rows = _rows(df, fmts)
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _md_table(df, fmts) -> str:
+    head, rows = _rows(df, fmts)
+    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------ figures
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "axes.grid": True,
+                         "grid.alpha": 0.3})
+    return plt
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
+    _plt().close(fig)
+    return buf.getvalue()
+
+
+def _grid(n: int, width: float = 4.0, height: float = 3.0):
+    plt = _plt()
+    cols = min(n, 3)
+    rows = max(1, math.ceil(n / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)
+
+
+def fig_contract_mix(mix: pl.DataFrame) -> bytes:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 0.35 * mix.height + 1))
+    y = np.arange(mix.height)[::-1]
+    ax.barh(y, mix["share"].to_numpy() * 100, color="#4c72b0")
+    ax.set_yticks(y, mix["label"].to_list())
+    for yi, s in zip(y, mix["share"].to_list()):
+        ax.text(s * 100, yi, f" {100 * s:.2f}%", va="center", fontsize=8)
+    ax.set_xlabel("share of all deals (%)")
+    ax.set_title("Contract mix")
+    return _png(fig)
+
+
+def fig_win_rates(wr: pl.DataFrame) -> bytes:
+    plt = _plt()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.4 * wr.height + 1.2), sharey=True)
+    y = np.arange(wr.height)[::-1]
+    r = wr["win_rate"].to_numpy()
+    a1.errorbar(r * 100, y, xerr=[(r - wr["win_low"].to_numpy()) * 100, (wr["win_high"].to_numpy() - r) * 100],
+                fmt="o", capsize=3, color="#4c72b0")
+    a1.axvline(50, color="grey", lw=0.8)
+    a1.set_yticks(y, wr["label"].to_list())
+    a1.set_xlabel("declarer win rate (%), 95% Wilson interval")
+    m = wr["mean_payout"].to_numpy()
+    a2.errorbar(m, y, xerr=[m - wr["payout_low"].to_numpy(), wr["payout_high"].to_numpy() - m], fmt="s",
+                capsize=3, color="#dd8452")
+    a2.axvline(0, color="grey", lw=0.8)
+    a2.set_xlabel("mean payout to the declarer (tariff units), 95% interval")
+    fig.suptitle("Win rate and payout per contract")
+    return _png(fig)
+
+
+def fig_laufende(freq: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
+    fig, axes = _grid(len(contracts), 4.4, 3.2)
+    for ax, (c, t) in zip(axes, contracts):
+        g = freq.filter((pl.col("contract") == c) & (pl.col("tout") == t))
+        kmax = int(g["laufende"].max())
+        k = np.arange(1, kmax + 1)
+        for mit, off, col, name in ((True, -0.2, "#55a868", "mit (declaring side)"),
+                                    (False, 0.2, "#c44e52", "ohne (defenders)")):
+            gg = g.filter(pl.col("laufende_mit") == mit)
+            share = dict(zip(gg["laufende"].to_list(), gg["share"].to_list()))
+            ax.bar(k + off, [100 * share.get(i, 0) for i in k], width=0.4, color=col, label=name)
+            ex = dict(zip(gg["laufende"].to_list(), gg["exact"].to_list()))
+            if any(v is not None for v in ex.values()):
+                ax.plot(k + off, [100 * (ex.get(i) or 0) for i in k], "k_", ms=9, mew=2,
+                        label="exact" if mit else None)
+        paid_from = g.filter(pl.col("paid"))["laufende"].min()
+        if paid_from is not None:
+            ax.axvspan(paid_from - 0.5, kmax + 0.5, color="#eeeeaa", alpha=0.4, zorder=0, label="paid")
+        ax.set_title(label(c, t))
+        ax.set_xlabel("Laufende")
+        ax.set_ylabel("% of games")
+        ax.set_xticks(k)
+        ax.legend(fontsize=7)
+    fig.suptitle("Laufende (runners) per contract" + (" - bars simulated, black marks exact"
+                                                       if freq["exact"].null_count() < freq.height else ""))
+    fig.tight_layout()
+    return _png(fig)
+
+
+def fig_heatmaps(cells: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
+    fig, axes = _grid(len(contracts), 4.4, 3.6)
+    for ax, (c, t) in zip(axes, contracts):
+        g = cells.filter((pl.col("contract") == c) & (pl.col("tout") == t) & (pl.col("games") >= MIN_CELL))
+        if g.height == 0:
+            ax.set_visible(False)
+            continue
+        tx = np.arange(int(g["trumps"].min()), int(g["trumps"].max()) + 1)
+        oy = np.arange(0, 9)
+        z = np.full((len(oy), len(tx)), np.nan)
+        for r in g.iter_rows(named=True):
+            z[r["ober_unter"], r["trumps"] - tx[0]] = r["mean_payout"]
+        rows = np.flatnonzero(~np.all(np.isnan(z), axis=1))
+        z = z[rows.min():rows.max() + 1]
+        oy = oy[rows.min():rows.max() + 1]
+        lim = np.nanmax(np.abs(z)) or 1
+        im = ax.imshow(z, origin="lower", cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto",
+                       extent=(tx[0] - 0.5, tx[-1] + 0.5, oy[0] - 0.5, oy[-1] + 0.5))
+        if z.size <= 80:
+            for i, yv in enumerate(oy):
+                for j, xv in enumerate(tx):
+                    if not np.isnan(z[i, j]):
+                        ax.text(xv, yv, f"{z[i, j]:.1f}", ha="center", va="center", fontsize=6)
+        ax.set_xticks(tx)
+        ax.set_yticks(oy)
+        ax.grid(False)
+        ax.set_xlabel("trumps in the declarer's hand")
+        ax.set_ylabel("Ober + Unter")
+        ax.set_title(label(c, t))
+        fig.colorbar(im, ax=ax, label="mean payout")
+    fig.suptitle(f"Mean payout to the declarer by trumps and Ober+Unter (cells with >= {MIN_CELL} games)")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def fig_payouts(pay: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
+    fig, axes = _grid(len(contracts), 4.4, 2.8)
+    for ax, (c, t) in zip(axes, contracts):
+        g = pay.filter((pl.col("contract") == c) & (pl.col("tout") == t))
+        x = g["payout"].to_numpy()
+        s = g["share"].to_numpy() * 100
+        ax.bar(x, s, width=0.8 if len(x) < 2 else 0.8 * np.min(np.diff(np.sort(x))),
+               color=np.where(x > 0, "#55a868", "#c44e52"))
+        ax.set_title(label(c, t))
+        ax.set_xlabel("payout to the declarer (tariff units)")
+        ax.set_ylabel("% of games")
+    fig.suptitle("Payout distribution per contract")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def fig_seats(seats: pl.DataFrame, summary: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
+    plt = _plt()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    w = 0.8 / max(1, len(contracts))
+    for i, (c, t) in enumerate(contracts):
+        g = seats.filter((pl.col("contract") == c) & (pl.col("tout") == t)).sort("declarer")
+        x = g["declarer"].to_numpy() + (i - (len(contracts) - 1) / 2) * w
+        r = g["win_rate"].to_numpy() * 100
+        a1.errorbar(x, r, yerr=[r - g["win_low"].to_numpy() * 100, g["win_high"].to_numpy() * 100 - r],
+                    fmt="o", capsize=2, label=label(c, t))
+    a1.set_xticks(range(4), ["0 forehand", "1", "2", "3 dealer"])
+    a1.set_xlabel("declaring seat")
+    a1.set_ylabel("win rate (%)")
+    a1.legend(fontsize=7)
+    a1.set_title("Declarer win rate by seat")
+    m = summary["mean_payout"].to_numpy()
+    a2.bar(summary["seat"].to_numpy(), m, yerr=[m - summary["payout_low"].to_numpy(),
+                                                summary["payout_high"].to_numpy() - m], capsize=4,
+           color="#8172b3")
+    a2.axhline(0, color="grey", lw=0.8)
+    a2.set_xticks(range(4), ["0 forehand", "1", "2", "3 dealer"])
+    a2.set_ylabel("mean payout per deal (tariff units)")
+    a2.set_title("Each seat's result over all deals (95% interval)")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def fig_compare(cmp: pl.DataFrame, name_a: str, name_b: str) -> bytes:
+    plt = _plt()
+    g = cmp.filter(pl.col("win_diff").is_not_null())
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.4 * g.height + 1.4), sharey=True)
+    y = np.arange(g.height)[::-1]
+    d = g["win_diff"].to_numpy() * 100
+    a1.errorbar(d, y, xerr=[d - g["win_diff_low"].to_numpy() * 100, g["win_diff_high"].to_numpy() * 100 - d],
+                fmt="o", capsize=3)
+    a1.axvline(0, color="grey", lw=0.8)
+    a1.set_yticks(y, g["label"].to_list())
+    a1.set_xlabel("win rate difference A - B (percentage points)")
+    m = g["payout_diff"].to_numpy()
+    a2.errorbar(m, y, xerr=[m - g["payout_diff_low"].to_numpy(), g["payout_diff_high"].to_numpy() - m],
+                fmt="s", capsize=3, color="#dd8452")
+    a2.axvline(0, color="grey", lw=0.8)
+    a2.set_xlabel("mean payout difference A - B (tariff units)")
+    fig.suptitle(f"A = {name_a}, B = {name_b} (95% intervals)")
+    return _png(fig)
+
+
+# ------------------------------------------------------------------------------------------ content
+
+WR_FMT = {"label": ("contract", None), "games": ("games", "int"), "win_rate": ("win rate", "pct"),
+          "win_low": ("95% low", "pct"), "win_high": ("95% high", "pct"), "mean_points": ("mean points", ".1f"),
+          "mean_payout": ("mean payout", ".3f"), "payout_low": ("95% low", ".3f"),
+          "payout_high": ("95% high", ".3f")}
+
+
+def _main_contracts(wr: pl.DataFrame, min_games: int = 1) -> list[tuple[str, bool]]:
+    g = wr.filter(pl.col("games") >= min_games)
+    order = {n: i for i, n in enumerate(KIND_NAMES)}
+    return sorted(zip(g["contract"].to_list(), g["tout"].to_list()), key=lambda x: (x[1], order.get(x[0], 9)))
+
+
+def _sort_contracts(df: pl.DataFrame) -> pl.DataFrame:
+    order = {n: i for i, n in enumerate(KIND_NAMES)}
+    return df.with_columns(_o=pl.col("contract").replace_strict(order, default=99, return_dtype=pl.Int64)) \
+        .sort("tout", "_o").drop("_o")
+
+
+def provenance(ds: Dataset) -> pl.DataFrame:
+    m = ds.manifest
+    forced = ds.forced
+    r = m.get("ruleset") or {}
+    t = r.get("tariff") or {}
+    rows = [
+        ("run", str(ds.path) if ds.path else "(in-memory frame)"),
+        ("ruleset", f"{r.get('name', '?')} ({r.get('deck', '?')} deck; contracts {', '.join(r.get('contracts', []))};"
+                    f" Tout {'on' if r.get('tout') else 'off'})"),
+        ("tariff", ", ".join(f"{k} {v}" for k, v in t.items())),
+        ("strategies (seat 0..3)", ", ".join(m.get("strategies") or [])),
+        ("seed", str(m.get("seed"))),
+        ("deals", f"{m.get('deals_done', 0):,} of {m.get('deals', 0):,}" + ("" if m.get("complete") else
+                                                                           " (incomplete run)")),
+        ("forced contract", f"{forced[0]} by seat {forced[1]} (no bidding)" if forced else "no (bidding)"),
+        ("hands", "stored (hand_* columns)" if ds.has_hands else "regenerated from (seed, deal_id)"),
+        ("written by", f"simkit {m.get('simkit_version', '?')} at {m.get('created', '?')}"),
+        ("report", f"simkit {__version__} at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"),
+    ]
+    return pl.DataFrame({"item": [a for a, _ in rows], "value": [b for _, b in rows]})
+
+
+def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
+    """All sections of a one-run report and the full tables (for CSV)."""
+    base, shapes, cells = aggregate_many(ds, [DEFAULT_KEYS + ["declarer"],
+                                              DEFAULT_KEYS + ["shape"],
+                                              DEFAULT_KEYS + ["trumps", "ober_unter"]])
+    wr = _sort_contracts(finish(rollup(base, DEFAULT_KEYS)))
+    seats = finish(base)
+    summary = seat_summary(ds)
+    mix = contract_mix(ds)
+    freq = laufende_frequency(ds)
+    lsum = _sort_contracts(laufende_summary(ds, freq))
+    pay = payout_distribution(ds)
+    ep = finish(shapes)
+    heat = finish(cells)
+    tables = {"provenance": provenance(ds), "contract_mix": mix, "win_rates": wr, "seat_effects": seats,
+              "seat_summary": summary, "laufende": freq, "laufende_summary": lsum, "payouts": pay,
+              "expected_points_by_shape": ep, "payout_by_trumps_ober_unter": heat}
+    contracts = _main_contracts(wr)
+    big = _main_contracts(wr, 100) or contracts
+    sec = []
+    sec.append(Section("Provenance", tables=[("", tables["provenance"], {"item": ("", None),
+                                                                        "value": ("", None)})]))
+    s = Section("Contract mix", "Share of all deals per contract; passed deals are thrown in (nobody played).")
+    s.tables.append(("", mix, {"label": ("contract", None), "deals": ("deals", "int"), "share": ("share", "pct2")}))
+    s.figures.append(("contract_mix", fig_contract_mix(mix)))
+    sec.append(s)
+    s = Section("Win rate per contract",
+                "The declaring side wins with 61+ card points (a Tout: every trick). Win rate with a 95% Wilson "
+                "interval; mean card points of the declaring side; mean payout to the declarer's seat in tariff "
+                "units (a Rufspiel partner gets the same; a soloist three times the price), 95% normal interval.")
+    s.tables.append(("", wr, WR_FMT))
+    if wr.height:
+        s.figures.append(("win_rates", fig_win_rates(wr)))
+    sec.append(s)
+    forced = ds.forced
+    s = Section("Laufende (runners)",
+                "Consecutive top trumps held by one side (RULES.md 2.5): *mit* = the declaring side holds them, "
+                "*ohne* = the defenders do; paid from the ruleset's minimum on. "
+                + ("This is a forced-contract run (no bidding selects the hands), so the exact distribution "
+                   "applies (docs/analysis.md); the chi-square test compares simulation and theory "
+                   "(a p-value that is not tiny means they agree)." if forced else
+                   "Bidding selects the hands, so no exact distribution applies; force a contract "
+                   "(`simkit run --contract ... --declarer ...`) to compare with theory."))
+    lfmt = {"label": ("contract", None), "games": ("games", "int"), "paid_share": ("paid", "pct"),
+            "paid_low": ("95% low", "pct"), "paid_high": ("95% high", "pct"),
+            "mean_laufende": ("mean Laufende", ".2f"), "mit_share": ("mit share", "pct")}
+    if forced:
+        lfmt |= {"exact_paid_share": ("exact paid", "pct"), "chi2": ("chi2", ".1f"), "df": ("df", "int"),
+                 "p_value": ("p-value", "p")}
+    s.tables.append(("Summary", lsum, lfmt))
+    dist = freq.filter(pl.col("games") > 0) if not forced else freq.filter(
+        (pl.col("games") > 0) | (pl.col("exact") >= 1e-4))
+    dfmt = {"label": ("contract", None), "laufende_mit": ("mit", None), "laufende": ("Laufende", "int"),
+            "games": ("games", "int"), "share": ("share", "pct2")}
+    if forced:
+        dfmt["exact"] = ("exact", "pct2")
+    dfmt["paid"] = ("paid", None)
+    s.tables.append(("Distribution", dist.filter(pl.col("contract").is_in([c for c, _ in big])), dfmt))
+    if freq.height:
+        s.figures.append(("laufende", fig_laufende(freq, big)))
+    sec.append(s)
+    s = Section("Expected points per hand shape",
+                "Declarer's hand shape: trump count, then the side-suit lengths descending (docs/analysis.md). "
+                f"The {MAX_SHAPES} most frequent shapes per contract; all shapes in tables/expected_points_by_shape.csv.")
+    top = (ep.filter(pl.col("contract").is_in([c for c, _ in big]) & ~pl.col("tout"))
+           .sort("games", descending=True).group_by("contract", maintain_order=True).head(MAX_SHAPES))
+    top = _sort_contracts(top).sort("tout", "contract", "games", descending=[False, False, True])
+    s.tables.append(("", top, {"label": ("contract", None), "shape": ("shape", None), "games": ("games", "int"),
+                               "mean_points": ("mean points", ".1f"), "points_low": ("95% low", ".1f"),
+                               "points_high": ("95% high", ".1f"), "mean_payout": ("mean payout", ".2f"),
+                               "payout_low": ("95% low", ".2f"), "payout_high": ("95% high", ".2f"),
+                               "win_rate": ("win rate", "pct")}))
+    hc = [ct for ct in big if not ct[1]]
+    if heat.height and hc:
+        s.figures.append(("payout_heatmap", fig_heatmaps(heat, hc)))
+    sec.append(s)
+    s = Section("Payout distribution", "Share of games per payout to the declarer's seat (tariff units).")
+    if pay.height:
+        s.figures.append(("payouts", fig_payouts(pay, big)))
+    sec.append(s)
+    s = Section("Seat (position) effects",
+                "Seat 0 is forehand (bids first, leads the first trick), seat 3 the dealer. Left: declarer win "
+                "rate by seat; right: every seat's mean payout per deal over all deals, whatever its role.")
+    s.tables.append(("Per seat", summary, {"seat": ("seat", "int"), "declares": ("declares", "int"),
+                                           "declare_share": ("declares (% of deals)", "pct"),
+                                           "mean_payout": ("mean payout per deal", ".3f"),
+                                           "payout_low": ("95% low", ".3f"), "payout_high": ("95% high", ".3f")}))
+    st = _sort_contracts(seats.filter(pl.col("contract").is_in([c for c, _ in big]) & ~pl.col("tout")))
+    s.tables.append(("Per contract and declaring seat", st,
+                     {"label": ("contract", None), "declarer": ("seat", "int"), **{k: v for k, v in WR_FMT.items()
+                                                                                   if k != "label"}}))
+    if seats.height:
+        s.figures.append(("seats", fig_seats(seats, summary, [ct for ct in big if not ct[1]][:4] or big)))
+    sec.append(s)
+    return sec, tables
+
+
+def compare_section(a: Dataset, b: Dataset) -> tuple[Section, pl.DataFrame]:
+    cmp = _sort_contracts(compare(a, b))
+    na, nb = a.name, b.name
+    s = Section(f"Comparison: A = {na} vs B = {nb}",
+                f"A: strategies {', '.join(a.strategies)}, ruleset {(a.manifest.get('ruleset') or {}).get('name')}; "
+                f"B: strategies {', '.join(b.strategies)}, ruleset {(b.manifest.get('ruleset') or {}).get('name')}. "
+                "Differences A - B with 95% intervals (win rate: Newcombe hybrid score; mean payout: normal, "
+                "unequal variances). An interval that excludes 0 is a difference at the 5% level.")
+    s.tables.append(("", cmp, {"label": ("contract", None), "games_a": ("games A", "int"),
+                               "games_b": ("games B", "int"), "win_rate_a": ("win A", "pct"),
+                               "win_rate_b": ("win B", "pct"), "win_diff": ("diff", "pct"),
+                               "win_diff_low": ("95% low", "pct"), "win_diff_high": ("95% high", "pct"),
+                               "payout_a": ("payout A", ".3f"), "payout_b": ("payout B", ".3f"),
+                               "payout_diff": ("diff", ".3f"), "payout_diff_low": ("95% low", ".3f"),
+                               "payout_diff_high": ("95% high", ".3f")}))
+    if cmp.filter(pl.col("win_diff").is_not_null()).height:
+        s.figures.append(("compare", fig_compare(cmp, na, nb)))
+    return s, cmp
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}th,td{border:1px solid #ccc;padding:2px 6px;
+text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}img{max-width:100%}h2{border-bottom:1px
+solid #ddd;margin-top:2em}.note{color:#555}"""
+
+
+def write(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, title: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
+    (out / "figures").mkdir(exist_ok=True)
+    for name, df in tables.items():
+        df.write_csv(out / "tables" / f"{name}.csv")
+    h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+         f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    md = [f"# {title}", ""]
+    toc = [f"<li><a href='#s{i}'>{html.escape(s.title)}</a></li>" for i, s in enumerate(sections)]
+    h.append("<ul>" + "".join(toc) + "</ul>")
+    for i, s in enumerate(sections):
+        h.append(f"<h2 id='s{i}'>{html.escape(s.title)}</h2>")
+        md += [f"## {s.title}", ""]
+        if s.text:
+            h.append(f"<p class='note'>{html.escape(s.text)}</p>")
+            md += [s.text, ""]
+        for name, png in s.figures:
+            (out / "figures" / f"{name}.png").write_bytes(png)
+            b64 = base64.b64encode(png).decode()
+            h.append(f"<figure><img alt='{html.escape(name)}' src='data:image/png;base64,{b64}'></figure>")
+            md += [f"![{name}](figures/{name}.png)", ""]
+        for cap, df, fmts in s.tables:
+            if cap:
+                h.append(f"<h3>{html.escape(cap)}</h3>")
+                md += [f"### {cap}", ""]
+            h.append(_html_table(df, fmts))
+            md += [_md_table(df, fmts), ""]
+    h.append("<p class='note'>Tables as CSV in tables/; definitions in docs/analysis.md.</p></body></html>")
+    md += ["Tables as CSV in `tables/`; definitions in docs/analysis.md.", ""]
+    (out / "report.html").write_text("\n".join(h), encoding="utf-8")
+    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
+    return out / "report.html"
+
+
+def build_report(run, out, compare_with=None) -> Path:
+    """Write the report of ``run`` (and, with ``compare_with``, the comparison A = run vs B) into ``out``; return
+    the path of report.html."""
+    ds = as_dataset(run)
+    sections, tables = run_sections(ds)
+    if compare_with is not None:
+        s, cmp = compare_section(ds, as_dataset(compare_with))
+        sections.append(s)
+        tables["compare"] = cmp
+    return write(sections, tables, Path(out), f"simkit report: {ds.name}")
+
+
+def build_compare(run_a, run_b, out) -> Path:
+    a, b = as_dataset(run_a), as_dataset(run_b)
+    s, cmp = compare_section(a, b)
+    prov = [Section("Provenance A", tables=[("", provenance(a), {"item": ("", None), "value": ("", None)})]),
+            Section("Provenance B", tables=[("", provenance(b), {"item": ("", None), "value": ("", None)})])]
+    return write([s] + prov, {"compare": cmp}, Path(out), f"simkit compare: {a.name} vs {b.name}")
