@@ -160,6 +160,13 @@ def ruleset_from_dict(data: dict[str, Any], *, base: Ruleset | None = None) -> R
         if not isinstance(extends, str):
             raise RulesetError("extends must be a preset name")
         base = load_preset(extends)
+    # The old German game (RULES.md 3) has its own ruleset class (simkit.oldgerman.rules).
+    game = data.pop("game", getattr(base, "game", "bavarian"))
+    if game == "old-german":
+        from simkit.oldgerman.rules import OldGermanRuleset, old_german_from_dict
+        return old_german_from_dict(data, base if isinstance(base, OldGermanRuleset) else None)
+    if game != "bavarian":
+        raise RulesetError(f"game must be \"bavarian\" or \"old-german\", not {game!r}")
     base = base or Ruleset()
     tariff_table = data.pop("tariff", {})
     if not isinstance(tariff_table, dict):
