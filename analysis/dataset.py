@@ -247,14 +247,10 @@ def declarer_hands(ds: Dataset, df: pl.DataFrame) -> np.ndarray:
     else:
         if "seed" not in ds.manifest:
             raise AnalysisError("hand features need hand_* columns or the run's manifest (seed) to regenerate hands")
-        from simkit.engine.deal import deal_batch
+        from analysis.regen import seat_hands
 
         ids = df["deal_id"].cast(pl.Int64).to_numpy()
-        hands = np.empty((n, 4), np.uint32)
-        if n:
-            cuts = np.flatnonzero(np.diff(ids) != 1) + 1
-            for a, b in zip(np.r_[0, cuts], np.r_[cuts, n]):
-                hands[a:b] = deal_batch(int(ds.manifest["seed"]), int(ids[a]), int(b - a), ds.rules.deck)
+        return seat_hands(int(ds.manifest["seed"]), ids, np.clip(seat, 0, 3), ds.rules.deck) * (seat >= 0)
     return np.where(seat >= 0, hands[np.arange(n), np.clip(seat, 0, 3)], 0).astype(np.uint32)
 
 
