@@ -322,6 +322,10 @@ from simkit.sim.cli_run import register as _register_run  # noqa: E402
 
 _register_run(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 
+from simkit.oldgerman.sheep import register as _register_sheep  # noqa: E402  (`simkit sheep`, the old German game)
+
+_register_sheep(app, UserError)
+
 # `simkit report` and `simkit compare` live in the analysis package.
 from analysis.cli_report import register as _register_report  # noqa: E402
 

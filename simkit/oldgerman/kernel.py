@@ -346,7 +346,7 @@ def policy_ids(seats) -> np.ndarray:
     bad = [s for s in seats if s not in POLICIES]
     if bad or len(seats) != 4:
         raise StrategyError(f"the old German game plays with the strategies {', '.join(POLICIES)} "
-                            f"(four seats), not {', '.join(bad) if bad else seats}")
+                            f"(four seats), not {', '.join(sorted(set(bad))) if bad else seats}")
     return np.array([POLICIES[s] for s in seats], np.int64)
 
 

@@ -17,7 +17,9 @@ from simkit.rules import Contract, ContractError, load_ruleset
 def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
     @app.command()
     def run(
-        deals: str = typer.Option(..., "--deals", help="Number of deals: 1e7, 10000000, 10_000_000 or 10M."),
+        deals: Optional[str] = typer.Option(None, "--deals", help="Number of deals: 1e7, 10000000, 10_000_000 or 10M."),
+        parties: Optional[str] = typer.Option(None, "--parties",
+                                              help="Old German game: number of whole parties (instead of --deals)."),
         seed: int = typer.Option(0, "--seed", help="Run seed: deal i of a seed is the same everywhere."),
         rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
         deck: Optional[str] = typer.Option(None, "--deck", help="long or short (default: the ruleset's deck)."),
@@ -41,7 +43,13 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         from simkit.sim.runner import run as run_batch
         from simkit.strategies import StrategyError, resolve
 
-        n = parse_count(deals)
+        if (deals is None) == (parties is None):
+            raise UserError("give --deals N" + (" or --parties N (not both)" if parties else " (or, for the old "
+                                                "German game, --parties N)"))
+        try:
+            n = parse_count(deals if parties is None else parties)
+        except UserError as e:
+            raise UserError(str(e).replace("--deals", "--parties") if parties else str(e)) from None
         rules = load_ruleset(rules_spec)
         if deck is not None:
             if deck not in ("long", "short"):
@@ -66,7 +74,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             raise UserError("--declarer needs --contract")
         try:
             opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
-                              store_hands=store_hands)
+                              store_hands=store_hands, parties=parties is not None)
         except RunError as e:
             raise UserError(str(e)) from None
         if out is None:
@@ -87,6 +95,10 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         summary["out"] = str(out)
         if as_json:
             print(json.dumps(summary))
+            return
+        if summary.get("game") == "old-german":
+            from simkit.oldgerman.runner import print_summary
+            print_summary(summary, stdout())
             return
         _print_summary(summary, stdout())
 

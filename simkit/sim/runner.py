@@ -50,10 +50,23 @@ class RunOptions:
     declarer: int | None = None  # ... played by this seat
     store_hands: bool = False
     shard_size: int | None = None  # default: from the number of deals
+    parties: bool = False  # old German game only: ``deals`` counts whole parties
+
+    @property
+    def game(self) -> str:
+        return getattr(self.rules, "game", "bavarian")
 
     def __post_init__(self):
+        unit = "--parties" if self.parties else "--deals"
         if not 0 < self.deals < 2**63:
-            raise RunError(f"--deals must be between 1 and 2^63 - 1, not {self.deals}")
+            raise RunError(f"{unit} must be between 1 and 2^63 - 1, not {self.deals}")
+        if self.parties and self.game != "old-german":
+            raise RunError("--parties needs the old German game (--rules old-german)")
+        if self.game == "old-german":
+            if self.contract is not None or self.declarer is not None:
+                raise RunError("--contract/--declarer do not apply to the old German game (trumps are chosen)")
+            if self.parties and self.deals >= 2**51:
+                raise RunError(f"--parties must be below 2^51, not {self.deals}")
         if not 0 <= self.seed < 2**64:
             raise RunError(f"--seed must be between 0 and 2^64 - 1, not {self.seed}")
         if (self.contract is None) != (self.declarer is None):
@@ -74,6 +87,10 @@ class RunOptions:
     def identity(self) -> dict[str, Any]:
         """The manifest entries that a resumed run must match exactly."""
         c = self.contract
+        if self.game == "old-german":
+            return {"game": self.game, "unit": "parties" if self.parties else "deals",
+                    "ruleset": json.loads(json.dumps(self.rules.to_dict())), "strategies": list(self.seats),
+                    "seed": self.seed, "deals": self.deals, "shard_size": self.shard, "store_hands": self.store_hands}
         return {
             "game": "bavarian",
             "ruleset": json.loads(json.dumps(self.rules.to_dict())),
@@ -98,6 +115,10 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
 
     Runs in a worker process (local pool or Dask): imports are local so that the task pickles small.
     """
+    if opts.game == "old-german":  # the old German game writes its own rows (simkit.oldgerman.runner)
+        from simkit.oldgerman.runner import play_shard as play_old_german_shard
+        return play_old_german_shard(opts, start, stop, run_dir, chunk)
+
     import pyarrow.parquet as pq
 
     from simkit.engine.game import play_games
@@ -203,7 +224,8 @@ def prepare_dir(out: Path, opts: RunOptions, resume: bool, force: bool) -> dict[
 def _written_by_simkit(p: Path) -> bool:
     n = p.name
     return p.is_file() and (n == mf.MANIFEST or (n.startswith("part-") and n.endswith(".parquet"))
-                            or (n.startswith(".") and ".tmp-" in n) or n == "parties.parquet")
+                            or (n.startswith(".") and ".tmp-" in n) or n == "parties.parquet"
+                            or (n.startswith("_parties-") and n.endswith(".parquet")))
 
 
 def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume: bool = False,
@@ -249,10 +271,17 @@ def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume
         _run_local(opts, todo, out, workers, chunk, finished)
     else:
         _run_dask(opts, todo, out, workers, chunk, finished, scheduler if backend == "dask" else None)
+    if opts.parties:
+        from simkit.oldgerman.runner import finish_parties
+        finish_parties(out, manifest)
     return summarize(manifest, elapsed=time.perf_counter() - t0)
 
 
 def _check_strategies(opts: RunOptions) -> None:
+    if opts.game == "old-german":
+        from simkit.oldgerman.kernel import policy_ids
+        policy_ids(opts.seats)  # random or heuristic card play only
+        return
     from simkit.strategies import resolve
     for name in opts.seats:
         resolve(name)  # raises a clear error for an unknown strategy
@@ -300,6 +329,9 @@ def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:
 
 def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
     """Deals, passed share and, per contract, games, share of played games and declarer win rate."""
+    if manifest.get("game") == "old-german":
+        from simkit.oldgerman.runner import summarize as summarize_old_german
+        return summarize_old_german(manifest, elapsed)
     stats = ShardStats()
     for s in manifest["shards"]:
         stats.merge(s["summary"])
