@@ -18,6 +18,8 @@ demo: $(STAMP)
 	$(VENV)/bin/simkit random-play --deals 200000 --contract rufspiel
 	$(VENV)/bin/simkit random-play --deals 200000 --contract wenz
 	$(VENV)/bin/simkit random-play --deals 200000 --contract solo --tout-share 0.1 --deck short
+	$(VENV)/bin/simkit run --deals 1e5 --out runs/demo --force
+	$(VENV)/bin/simkit report runs/demo --out reports/demo
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q
