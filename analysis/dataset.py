@@ -79,7 +79,10 @@ class Dataset:
         c = self.manifest.get("contract")
         if not c:
             return None
-        return Contract.parse(c["kind"], c.get("suit"), bool(c.get("tout"))), int(self.manifest["declarer"])
+        try:
+            return Contract.parse(c["kind"], c.get("suit"), bool(c.get("tout"))), int(self.manifest["declarer"])
+        except (ValueError, KeyError, TypeError):  # e.g. a forced Rufspiel with a random called suit
+            return None
 
     @property
     def name(self) -> str:
