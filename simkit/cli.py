@@ -82,7 +82,7 @@ def replay(
     """
     from simkit.replay import replay_lines
 
-    rules_obj = load_ruleset(rules_spec)
+    rules_obj = _bavarian(load_ruleset(rules_spec))
     if not file.is_file():
         raise UserError(f"replay file {file} does not exist" if not file.exists() else f"{file} is not a file")
     with open(file, encoding="utf-8", errors="replace") as f:
@@ -141,7 +141,7 @@ def deal_cmd(
     from simkit.reference import player_sort_order
     from simkit.rules.contracts import RUFSPIEL, Contract, parse_kind
 
-    rules_obj = load_ruleset(rules_spec)
+    rules_obj = _bavarian(load_ruleset(rules_spec))
     if deck is not None:
         if deck not in ("long", "short"):
             raise UserError(f"--deck must be long or short, not {deck!r}")
@@ -175,6 +175,14 @@ def strategies_cmd():
     for name, desc in available().items():
         table.add_row(name, desc)
     _stdout().print(table)
+
+
+def _bavarian(rules_obj):
+    """The Bavarian commands refuse the old German ruleset (it has its own `simkit run --rules old-german`)."""
+    if getattr(rules_obj, "game", "bavarian") != "bavarian":
+        raise UserError(f"ruleset {rules_obj.name} is the {rules_obj.game} game; this command plays the Bavarian "
+                        f"game (use `simkit run --rules {rules_obj.name}`)")
+    return rules_obj
 
 
 def parse_count(text: str) -> int:
@@ -218,7 +226,7 @@ def random_play(
         raise UserError(f"--tout-share must be between 0 and 1, not {tout_share}")
     if kind == 0 and tout_share > 0:
         raise UserError("a Rufspiel cannot be played Tout; --tout-share applies to solo-type contracts")
-    rules_obj = load_ruleset(rules_spec)
+    rules_obj = _bavarian(load_ruleset(rules_spec))
     if deck is not None:
         if deck not in ("long", "short"):
             raise UserError(f"--deck must be long or short, not {deck!r}")

@@ -161,6 +161,7 @@ def test_sheep_geometry_and_marks():
     (["run", "--rules", "old-german", "--deals", "10", "--deck", "short"], "long deck only"),
     (["run", "--rules", "old-german", "--deals", "10", "--contract", "wenz", "--declarer", "0"], "do not apply"),
     (["sheep", "nowhere", "--partie", "0"], "does not exist"),
+    (["random-play", "--rules", "old-german", "--deals", "10"], "plays the Bavarian game"),
 ])
 def test_bad_input_is_one_line_exit_2(args, message, tmp_path):
     r = cli(*args, *(["--out", tmp_path / "x"] if args[0] == "run" else []))
