@@ -30,7 +30,7 @@ seat, deal and choice. A choice is never replaced.
 Randomness: seat ``s``'s strategy draws from stream (seed, index, STREAM_STRATEGY + s), kept in ``info[I_RNG]``
 while it is asked and saved between its calls; so results never depend on chunking. Scratch words
 ``info[I_SCRATCH:]`` are likewise kept per seat (zeroed at each deal's start) for every plug-in; a built-in whose
-module sets ``USES_SCRATCH = False`` (``random``; the heuristic if it says so) skips the save/restore (its seats
+module sets ``USES_SCRATCH = False`` (``random`` and ``heuristic``) skips the save/restore (its seats
 may then see another seat's scratch words, which such a strategy ignores).
 
 Forced mode (``contract=``): no bidding (``bids`` all ``NOT_ASKED``); every deal is played as that contract by
@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from simkit.engine.bits import popcount
+from simkit.engine.bits import cttz, popcount
 from simkit.engine.deal import deal_one, deck_cards
 from simkit.engine.kernel import called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
@@ -110,7 +110,8 @@ from simkit.strategies.api import (
     random_card,
 )
 
-_h_play = dispatch._h_play
+_h_play = dispatch._h_play_kernel
+_h_trump_mask = dispatch._h_trump_mask
 
 #: decision kinds in error reports
 DECISION_BID = 0
@@ -213,6 +214,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     max_dbl = params[P_MAX_DOUBLINGS]
     re_partner = params[P_RE_BY_PARTNER] != 0
     fk = forced[0]
+    deck = params[P_DECK_MASK]
     for i in range(n):
         idx = start + i
         h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
@@ -381,6 +383,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         re_seat[i] = rse
         # ---- play
         info[I_PHASE] = PHASE_PLAY
+        htm = _h_trump_mask(k, su, deck)  # the heuristic's trump mask of the contract
         sv = strength[v]
         ev = eff_suit[v]
         leader = 0
@@ -397,6 +400,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
             best_seat = 0
             best_eff = 0
             best_str = 0
+            best_card = -1
             tp = 0
             for kk in range(4):
                 hand = hw[seat]
@@ -410,7 +414,11 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 if sid == dispatch.S_RANDOM:
                     c = random_card(legal, info)  # = random_play.play
                 elif sid == dispatch.S_HEURISTIC:
-                    c = _h_play(hand, legal, seat, info, strength, eff_suit, params, configs[seat])
+                    if (legal & (legal - 1)) == 0:  # one legal card: what heuristic.play returns, without the call
+                        c = cttz(legal)
+                    else:  # heuristic.play given the trick so far (the kernel's best card, its seat, points)
+                        c = _h_play(hand, legal, seat, info, strength, eff_suit, configs[seat], deck, htm,
+                                    best_card if kk > 0 else -1, best_seat, tp)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)
@@ -432,6 +440,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 tp += points[c]
                 led, best_seat, best_eff, best_str = trick_step(kk, seat, ev[c], sv[c], led, best_seat, best_eff,
                                                                 best_str)
+                if best_seat == seat:  # this card leads the trick now (each seat plays once per trick)
+                    best_card = c
                 seat = (seat + 1) & 3
             if led == called:
                 searched = True

@@ -25,6 +25,7 @@ from simkit.strategies.api import (
     I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, PASS, PLAY_SIG, bid_code,
 )
 
+USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
 DESCRIPTION = ("rule-based club player: bids from hand strength with tunable thresholds, pulls trumps, searches the "
                "called ace, schmiert, saves high trumps")
 
@@ -197,6 +198,14 @@ def _above(c):
 
 
 @njit(cache=True, inline="always")
+def _suits_with(m):
+    """Bit 8e set for every suit e of which ``m`` holds a card (the other bits clear)."""
+    m = m | (m >> 4)
+    m = m | (m >> 2)
+    return (m | (m >> 1)) & 0x01010101
+
+
+@njit(cache=True, inline="always")
 def _hand_score(hand, kind, suit, seat, deck, config):
     """The bidding score of ``hand`` for contract (kind, suit): popcounts only."""
     tm = _trump_mask(kind, suit, deck)
@@ -217,12 +226,9 @@ def _hand_score(hand, kind, suit, seat, deck, config):
     azk = az & (side << 2)
     s += config[C_W_STAND] * (popcount(a) + popcount(az) + popcount(azk))
     if nt >= 2:
-        voids = 0
-        for t in range(4):
-            full = _side(t, tm, deck)
-            if full and (hand & full) == 0:
-                voids += 1
-        s += config[C_W_VOID] * voids
+        # free side suits: a suit with side cards in the deck, none of them in the hand (bit 8e: suit e has one)
+        full = _suits_with(deck & ~tm)
+        s += config[C_W_VOID] * popcount(full & ~_suits_with(side))
     if seat == 0 and kind != 0:
         s += config[C_W_FOREHAND]
     return s
@@ -562,20 +568,15 @@ def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declar
     return _cheapest(legal, v, kind, tm, strength)
 
 
-@njit(PLAY_SIG, cache=True)
-def play(hand, legal, seat, info, strength, eff_suit, params, config):
-    if (legal & (legal - 1)) == 0:
-        return _ctz(legal)
+@njit(cache=True, inline="always")
+def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts):
+    """The card to play (``legal`` has at least two cards): ``tm`` the contract's trump mask, ``out`` the cards
+    neither played nor in my hand; when following, ``best`` the card winning the trick so far, ``winner`` its
+    seat and ``pts`` the trick's card points so far."""
     v = info[I_VARIANT]
     kind = info[I_KIND]
     decl = info[I_DECLARER]
-    deck = params[_P_DECK_MASK]
-    tm = _trump_mask(kind, info[I_SUIT], deck)
     n = info[I_N_IN_TRICK]
-    trick = 0
-    for k in range(n):
-        trick |= 1 << info[I_TRICK + k]
-    out = deck & ~info[I_PLAYED] & ~hand & ~trick
     partner = info[I_PARTNER_SHOWN]
     i_am_partner = False
     if kind == 0:
@@ -586,17 +587,6 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if n == 0:
         return _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declaring, out)
 
-    # the trick so far
-    leader = info[I_LEADER]
-    best = info[I_TRICK]
-    winner = leader
-    pts = _points(best)
-    for k in range(1, n):
-        c = info[I_TRICK + k]
-        pts += _points(c)
-        if _beats(c, best, v, strength, eff_suit):
-            best = c
-            winner = (leader + k) & 3
     n_after = 3 - n
     rel = _team(winner, seat, kind, decl, partner, i_am_partner)
     friends_after = True  # is every player after me on my side?
@@ -649,3 +639,50 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
                         c_best = c
                 return c_best
     return _cheapest(legal, v, kind, tm, strength)
+
+
+@njit(PLAY_SIG, cache=True)
+def play(hand, legal, seat, info, strength, eff_suit, params, config):
+    if (legal & (legal - 1)) == 0:
+        return _ctz(legal)
+    v = info[I_VARIANT]
+    deck = params[_P_DECK_MASK]
+    tm = _trump_mask(info[I_KIND], info[I_SUIT], deck)
+    n = info[I_N_IN_TRICK]
+    trick = 0
+    for k in range(n):
+        trick |= 1 << info[I_TRICK + k]
+    out = deck & ~info[I_PLAYED] & ~hand & ~trick
+    # the trick so far
+    best = -1
+    winner = -1
+    pts = 0
+    if n > 0:
+        leader = info[I_LEADER]
+        best = info[I_TRICK]
+        winner = leader
+        pts = _points(best)
+        for k in range(1, n):
+            c = info[I_TRICK + k]
+            pts += _points(c)
+            if _beats(c, best, v, strength, eff_suit):
+                best = c
+                winner = (leader + k) & 3
+    return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
+
+
+#: signature of :func:`play_kernel`
+PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.int64[::1], types.int16[:, ::1],
+                              types.int8[:, ::1], types.float64[::1], types.int64, types.int64, types.int64,
+                              types.int64, types.int64)
+
+
+@njit(PLAY_KERNEL_SIG, cache=True)
+def play_kernel(hand, legal, seat, info, strength, eff_suit, config, deck, tm, best, winner, pts):
+    """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
+    ``legal`` has at least two cards, ``info[I_PLAYED]`` includes the trick in progress, ``tm`` is
+    ``_trump_mask`` of the contract, and (when following) ``best``/``winner``/``pts`` describe the trick so far
+    exactly as :func:`play` works them out (the kernel's trick_step is the same rule as :func:`_beats`). Fewer
+    arguments (no ``params``) and no recomputation per card; the same card as :func:`play`."""
+    out = deck & ~info[I_PLAYED] & ~hand
+    return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
