@@ -296,3 +296,10 @@ def test_forced_share_of_the_kernel_agrees_with_the_exact_figure():
     eu_holder = np.argmax((d["hands"] >> 3) & 1, axis=1)
     assert (d["chooser"][forced] == eu_holder[forced]).all()
     assert (d["chooser_count"][~forced] >= 5).all() and (d["chooser_count"][forced] <= 4).all()
+
+
+def test_heuristic_partners_beat_random_partners():
+    _, p = K.play_parties(1, 0, 2000, seats=("heuristic", "random", "heuristic", "random"))
+    assert (p["winner_team"] == 0).mean() > 0.8  # measured 0.92 over 2*10^4 parties
+    _, p = K.play_parties(1, 0, 2000, seats=("random", "heuristic", "random", "heuristic"))
+    assert (p["winner_team"] == 1).mean() > 0.8
