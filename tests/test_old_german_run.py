@@ -179,3 +179,22 @@ def test_sheep_refuses_a_deals_run_and_a_missing_partie(deals_run, parties_run):
 def test_rules_prints_the_old_german_preset():
     r = cli("rules", "old-german")
     assert r.returncode == 0 and 'game = "old-german"' in r.stdout and "head_strokes = 9" in r.stdout
+
+
+def test_analysis_tables(parties_run, tmp_path):
+    from simkit.oldgerman.analysis import sheep_figure, tables
+
+    out, summary = parties_run
+    t = tables(out)
+    w = t["win_rate_by_count"].set_index("count")
+    assert w.deals.sum() == summary["deals"]
+    for b, v in summary["win_rate_by_count"].items():
+        assert w.loc[b, "deals"] == v["deals"]
+        if v["deals"]:
+            assert abs(w.loc[b, "win_rate"] - v["win_rate"]) < 1e-12
+            assert w.loc[b, "ci_low"] <= w.loc[b, "win_rate"] <= w.loc[b, "ci_high"]
+    s = t["deal_summary"].set_index("measure")
+    assert abs(s.loc["forced share", "value"] - summary["forced_share"]) < 1e-12
+    assert abs(s.loc["strokes per deal", "value"] - summary["strokes_per_deal"]) < 1e-12
+    assert t["parties"].parties[0] == 3000
+    assert sheep_figure(out, 5, tmp_path / "f.png").is_file()
