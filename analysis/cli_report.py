@@ -36,8 +36,21 @@ def register(app: typer.Typer, UserError, stdout) -> None:
         points per hand shape, payout heatmap and distribution, seat effects, provenance.
         """
         from analysis.dataset import AnalysisError
-        from analysis.report import build_report
+        from analysis.report import build_report, run_game
 
+        try:
+            old_german = run_game(run) == "old-german"
+        except AnalysisError as e:
+            raise UserError(str(e)) from None
+        if old_german:  # its own tables and the sheep's head (simkit.oldgerman.analysis)
+            if compare_with is not None:
+                raise UserError("--compare covers Bavarian runs only")
+            target = _out(out, run.name)
+            try:
+                print(build_report(run, target))
+            except OSError as e:
+                raise UserError(f"writing the report failed ({e.strerror or e}): {e.filename or target}") from None
+            return
         ds = _open(run)
         other = _open(compare_with) if compare_with is not None else None
         target = _out(out, ds.name)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from analysis.dataset import Dataset, aggregate_many, as_dataset, finish, label, rollup
+from analysis.dataset import AnalysisError, Dataset, aggregate_many, as_dataset, finish, label, rollup
 from analysis.tables import (
     DEFAULT_KEYS,
     compare,
@@ -485,9 +485,70 @@ def write(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, t
     return out / "report.html"
 
 
+def old_german_sections(run: Path) -> tuple[list[Section], dict[str, pl.DataFrame]]:
+    """The report of an old German run (RULES.md 3, issue 6 section 4): win rate by the chooser's count and for
+    forced deals, forced share against the exact figure, strokes, 60-60 ties and follow-ups, parties, and the
+    sheep's head of the first partie."""
+    import tempfile
+
+    from simkit.oldgerman.analysis import sheep_figure, tables
+    from simkit.sim import manifest as mf
+
+    m = mf.load(run)
+    t = {k: pl.from_pandas(v) for k, v in tables(run).items()}
+    rules = m.get("ruleset") or {}
+    prov = pl.DataFrame({"item": ["run", "ruleset", "strategies (seat 0..3)", "seed", "unit", "written by"],
+                         "value": [str(run), f"{rules.get('name', '?')} (head of {rules.get('head_strokes', '?')} "
+                                   f"strokes)", ", ".join(m.get("strategies") or []), str(m.get("seed")),
+                                   f"{m.get('deals_done', 0):,} of {m.get('deals', 0):,} "
+                                   + ("parties" if m.get("unit") == "parties" else "deals"),
+                                   f"simkit {m.get('simkit_version', '?')} at {m.get('created', '?')}"]})
+    item = {"item": ("", None), "value": ("", None)}
+    sections = [
+        Section("Provenance", tables=[("", prov, item)]),
+        Section("Declaring team's win rate by the chooser's count",
+                "Count = the chooser's Unter plus his longest other suit; 'forced' = nobody reached 5 and the "
+                "Eichel-Unter holder had to choose. 95% Wilson intervals.",
+                tables=[("", t["win_rate_by_count"], {"count": ("count", None), "deals": ("deals", "int"),
+                                                      "win_rate": ("win rate", "pct"), "ci_low": ("95% low", "pct"),
+                                                      "ci_high": ("95% high", "pct")})]),
+        Section("Deals", "Share of forced deals (with the exact figure derived in docs/old-german.md), strokes per "
+                "deal, 60-60 ties and follow-up deals.",
+                tables=[("", t["deal_summary"], {"measure": ("measure", None), "value": ("value", ".4f"),
+                                                 "ci_low": ("95% low", ".4f"), "ci_high": ("95% high", ".4f"),
+                                                 "exact": ("exact", ".6f")})]),
+    ]
+    if "parties" in t:
+        sec = Section("Parties", "Deals per partie and how parties end (a team draws a complete sheep's head for "
+                      "its opponents, or wins by Schwarz).", tables=[("", t["parties"], {})])
+        with tempfile.TemporaryDirectory() as tmp:
+            png = sheep_figure(run, 0, Path(tmp) / "sheep.png").read_bytes()
+        sec.figures.append(("sheep_partie_0", png))
+        sections.append(sec)
+    return sections, t
+
+
+def run_game(run) -> str | None:
+    """The game of a run directory (``bavarian``, ``old-german``); None for a frame or a directory without a
+    manifest (the Bavarian loader then reports what is wrong)."""
+    from simkit.sim import manifest as mf
+
+    if not isinstance(run, (str, Path)) or not (Path(run) / mf.MANIFEST).is_file():
+        return None
+    try:
+        return mf.load(Path(run)).get("game", "bavarian")
+    except mf.ManifestError as e:
+        raise AnalysisError(str(e)) from None
+
+
 def build_report(run, out, compare_with=None) -> Path:
     """Write the report of ``run`` (and, with ``compare_with``, the comparison A = run vs B) into ``out``; return
     the path of report.html."""
+    if run_game(run) == "old-german":
+        if compare_with is not None:
+            raise AnalysisError("--compare covers Bavarian runs only")
+        sections, tables = old_german_sections(Path(run))
+        return write(sections, tables, Path(out), f"simkit report: {Path(run).name} (old German Schafkopf)")
     ds = as_dataset(run)
     sections, tables = run_sections(ds)
     if compare_with is not None:

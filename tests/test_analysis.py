@@ -306,3 +306,18 @@ def test_bad_or_missing_dataset_is_a_one_line_error(tmp_path, forced_runs):
         assert len(lines) == 1 and lines[0].startswith("simkit: error: "), r.stderr
     with pytest.raises(an.AnalysisError):
         an.scan(tmp_path / "nope")
+
+
+def test_old_german_report_has_its_tables_and_the_sheep(tmp_path):
+    out = tmp_path / "og"
+    res = cli("run", "--rules", "old-german", "--parties", "300", "--out", out, "--workers", "1")
+    assert res.returncode == 0, res.stderr
+    rep = cli("report", out, "--out", tmp_path / "rep")
+    assert rep.returncode == 0, rep.stderr
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert "old German" in html and "forced share" in html and "chooser" in html
+    assert html.count("data:image/png;base64,") == 1 and (tmp_path / "rep" / "figures" / "sheep_partie_0.png").is_file()
+    csv = (tmp_path / "rep" / "tables" / "win_rate_by_count.csv").read_text().splitlines()
+    assert csv[0].startswith("count,deals,win_rate") and len(csv) == 6
+    bad = cli("report", out, "--compare", out)
+    assert bad.returncode == 2 and "Bavarian runs only" in bad.stderr
