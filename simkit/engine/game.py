@@ -197,17 +197,16 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
-              won, price, payouts, trace_legal, trace_played, err):
+              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch):
     """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
-    (rows before it are complete; ``err`` describes the error)."""
+    (rows before it are complete; ``err`` describes the error).
+
+    The kernel allocates nothing (the caller passes ``cards`` = deck_cards of the deck and the work arrays
+    ``work`` int8[32], ``hw`` int64[4], ``info`` int64[INFO_SIZE], ``rngs`` int64[4], ``scratch``
+    int64[4, N_SCRATCH]), so it is compiled without reference counting (``_nrt=False``): numba's atomic
+    incref/decref of every array passed to a strategy took about a third of a heuristic deal's time."""
     n = hands.shape[0]
     hs = params[P_HAND_SIZE]
-    cards = deck_cards(np.uint32(params[P_DECK_MASK]))
-    work = np.empty(32, np.int8)
-    hw = np.zeros(4, np.int64)
-    info = np.zeros(INFO_SIZE, np.int64)
-    rngs = np.zeros(4, np.int64)
-    scratch = np.zeros((4, N_SCRATCH), np.int64)
     ruf_masks = suit_mask[0]
     tracing = trace_legal.shape[0] > 0
     run_min = params[P_RUN_AWAY_MIN]
@@ -492,6 +491,7 @@ KERNEL_SIG = types.int64(
     _arr(_U8, 1), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1),
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
     _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
+    _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2),
 )
 
 # numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies, the
@@ -510,7 +510,7 @@ def _source_stamp() -> bytes:
 
 
 def _compile():
-    disp = njit(cache=True)(_games_py)
+    disp = njit(cache=True, _nrt=False)(_games_py)
     cache_file = getattr(getattr(disp, "_cache", None), "_cache_file", None)
     if cache_file is not None and hasattr(cache_file, "_source_stamp"):
         cache_file._source_stamp = _source_stamp()
@@ -619,7 +619,9 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
         done = games_kernel(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], configs,
                             t.strength, t.eff_suit, t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min,
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
-                            tl, tp, err)
+                            tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),
+                            np.zeros(4, np.int64), np.zeros(INFO_SIZE, np.int64), np.zeros(4, np.int64),
+                            np.zeros((4, N_SCRATCH), np.int64))
     if done < n:
         raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
     out = {"deal_id": np.arange(start, start + n, dtype=np.int64), **out}

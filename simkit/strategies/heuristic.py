@@ -9,7 +9,9 @@ is lost. Kontra and Re on strong hands. Every number is in the config table (``C
 docs/heuristic.md explains each rule and entry.
 
 Only popcounts, bit scans and table lookups (the strongest card of a suit is a bit scan: side suits rank like
-their bits, Ober and Unter by suit); loops run at most over the legal cards; nothing is allocated.
+their bits, Ober and Unter by suit); loops run at most over the legal cards; nothing is allocated, so the entry
+points are compiled without numba's reference counting (``_nrt=False``: no atomic incref/decref of the array
+arguments on every call, which cost about a third of a heuristic deal).
 """
 
 from __future__ import annotations
@@ -359,7 +361,7 @@ def _best_contract(hand, seat, strength, params, config):
     return PASS, 0.0
 
 
-@njit(BID_SIG, cache=True)
+@njit(BID_SIG, cache=True, _nrt=False)
 def bid(hand, seat, info, strength, eff_suit, params, config):
     code, _ = _best_contract(hand, seat, strength, params, config)
     if code == PASS:
@@ -374,7 +376,7 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
 # --------------------------------------------------------------------------------------------- double
 
 
-@njit(DOUBLE_SIG, cache=True)
+@njit(DOUBLE_SIG, cache=True, _nrt=False)
 def double(hand, seat, info, strength, eff_suit, params, config):
     kind = info[I_KIND]
     suit = info[I_SUIT]
@@ -641,7 +643,7 @@ def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, be
     return _cheapest(legal, v, kind, tm, strength)
 
 
-@njit(PLAY_SIG, cache=True)
+@njit(PLAY_SIG, cache=True, _nrt=False)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if (legal & (legal - 1)) == 0:
         return _ctz(legal)
@@ -677,7 +679,7 @@ PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.int64
                               types.int64, types.int64)
 
 
-@njit(PLAY_KERNEL_SIG, cache=True)
+@njit(PLAY_KERNEL_SIG, cache=True, _nrt=False)
 def play_kernel(hand, legal, seat, info, strength, eff_suit, config, deck, tm, best, winner, pts):
     """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
     ``legal`` has at least two cards, ``info[I_PLAYED]`` includes the trick in progress, ``tm`` is
