@@ -112,6 +112,7 @@ from simkit.strategies.api import (
 
 _h_play = dispatch._h_play_kernel
 _h_trump_mask = dispatch._h_trump_mask
+_data_ptr = dispatch._data_ptr
 
 #: decision kinds in error reports
 DECISION_BID = 0
@@ -214,6 +215,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     re_partner = params[P_RE_BY_PARTNER] != 0
     fk = forced[0]
     deck = params[P_DECK_MASK]
+    p_info = _data_ptr(info)  # the heuristic's play_kernel takes data pointers
+    p_strength = _data_ptr(strength)
+    p_eff = _data_ptr(eff_suit)
     for i in range(n):
         idx = start + i
         h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
@@ -416,8 +420,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     if (legal & (legal - 1)) == 0:  # one legal card: what heuristic.play returns, without the call
                         c = cttz(legal)
                     else:  # heuristic.play given the trick so far (the kernel's best card, its seat, points)
-                        c = _h_play(hand, legal, seat, info, strength, eff_suit, configs[seat], deck, htm,
-                                    best_card if kk > 0 else -1, best_seat, tp)
+                        c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
+                                    htm, best_card if kk > 0 else -1, best_seat, tp)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)

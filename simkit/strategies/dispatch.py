@@ -40,6 +40,7 @@ _h_bid, _h_double, _h_play = _heuristic.bid, _heuristic.double, _heuristic.play
 # the kernel's own entry of the heuristic's play (fewer arguments, the trick so far given): simkit.engine.game
 _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
+_data_ptr = _heuristic.data_ptr
 
 
 @njit(cache=True, inline="always")

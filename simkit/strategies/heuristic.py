@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from simkit.engine.bits import cttz, popcount
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
-    I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, PASS, PLAY_SIG, bid_code,
+    I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code,
 )
 
 USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
@@ -59,6 +59,7 @@ _CONFIG = (
 CONFIG_NAMES = tuple(c[0] for c in _CONFIG)
 DEFAULT_CONFIG = np.array([c[1] for c in _CONFIG], dtype=np.float64)
 CONFIG_DOC = {c[0]: c[2] for c in _CONFIG}
+_N_CONFIG = len(_CONFIG)
 
 C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_WG_TRUMP = range(8)
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
@@ -673,18 +674,38 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
 
 
+@intrinsic
+def data_ptr(typingctx, arr):
+    """The data pointer of a C-contiguous array (for :func:`play_kernel`)."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+_N_VARIANTS = 15  # rows of strength / eff_suit (simkit.rules.tables)
+
 #: signature of :func:`play_kernel`
-PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.int64[::1], types.int16[:, ::1],
-                              types.int8[:, ::1], types.float64[::1], types.int64, types.int64, types.int64,
-                              types.int64, types.int64)
+PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.CPointer(types.int64),
+                              types.CPointer(types.int16), types.CPointer(types.int8), types.CPointer(types.float64),
+                              types.int64, types.int64, types.int64, types.int64, types.int64)
 
 
-@njit(PLAY_KERNEL_SIG, cache=True, _nrt=False)
-def play_kernel(hand, legal, seat, info, strength, eff_suit, config, deck, tm, best, winner, pts):
+@njit(PLAY_KERNEL_SIG, cache=True)
+def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, best, winner, pts):
     """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
     ``legal`` has at least two cards, ``info[I_PLAYED]`` includes the trick in progress, ``tm`` is
     ``_trump_mask`` of the contract, and (when following) ``best``/``winner``/``pts`` describe the trick so far
-    exactly as :func:`play` works them out (the kernel's trick_step is the same rule as :func:`_beats`). Fewer
-    arguments (no ``params``) and no recomputation per card; the same card as :func:`play`."""
+    exactly as :func:`play` works them out (the kernel's trick_step is the same rule as :func:`_beats`). The
+    arrays come as data pointers (:func:`data_ptr`; ``info`` int64[INFO_SIZE], ``strength``/``eff_suit``
+    [15, 32], ``config`` float64[len(DEFAULT_CONFIG)]): 12 arguments instead of 40. The same card as :func:`play`."""
+    info = carray(info_p, (INFO_SIZE,))
+    strength = carray(strength_p, (_N_VARIANTS, 32))
+    eff_suit = carray(eff_suit_p, (_N_VARIANTS, 32))
+    config = carray(config_p, (_N_CONFIG,))
     out = deck & ~info[I_PLAYED] & ~hand
     return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
