@@ -41,14 +41,16 @@ _h_bid, _h_double, _h_play = _heuristic.bid, _heuristic.double, _heuristic.play
 _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
 _data_ptr = _heuristic.data_ptr
+_h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kernel
 
 
 @njit(cache=True, inline="always")
 def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
-    elif sid == S_HEURISTIC:
-        return _h_bid(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
+        return _h_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
+                             _data_ptr(config))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 
@@ -56,8 +58,8 @@ def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
 def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_double(hand, seat, info, strength, eff_suit, params, config)
-    elif sid == S_HEURISTIC:
-        return _h_double(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC:  # heuristic.double, its arrays as data pointers (fewer arguments)
+        return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 

@@ -362,8 +362,8 @@ def _best_contract(hand, seat, strength, params, config):
     return PASS, 0.0
 
 
-@njit(BID_SIG, cache=True, _nrt=False)
-def bid(hand, seat, info, strength, eff_suit, params, config):
+@njit(cache=True, inline="always")
+def _bid(hand, seat, info, strength, params, config):
     code, _ = _best_contract(hand, seat, strength, params, config)
     if code == PASS:
         return PASS
@@ -374,11 +374,16 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
     return code
 
 
+@njit(BID_SIG, cache=True, _nrt=False)
+def bid(hand, seat, info, strength, eff_suit, params, config):
+    return _bid(hand, seat, info, strength, params, config)
+
+
 # --------------------------------------------------------------------------------------------- double
 
 
-@njit(DOUBLE_SIG, cache=True, _nrt=False)
-def double(hand, seat, info, strength, eff_suit, params, config):
+@njit(cache=True, inline="always")
+def _double(hand, seat, info, params, config):
     kind = info[I_KIND]
     suit = info[I_SUIT]
     decl = info[I_DECLARER]
@@ -393,6 +398,11 @@ def double(hand, seat, info, strength, eff_suit, params, config):
     if not declaring_side:
         return 0
     return 1 if sc >= config[C_TH_RUFSPIEL + kind] + config[C_RE_MARGIN] else 0
+
+
+@njit(DOUBLE_SIG, cache=True, _nrt=False)
+def double(hand, seat, info, strength, eff_suit, params, config):
+    return _double(hand, seat, info, params, config)
 
 
 # ----------------------------------------------------------------------------------------------- play
@@ -709,3 +719,25 @@ def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, dec
     config = carray(config_p, (_N_CONFIG,))
     out = deck & ~info[I_PLAYED] & ~hand
     return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
+
+
+_P = types.CPointer
+#: signatures of :func:`bid_kernel` and :func:`double_kernel`
+BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
+                             _P(types.float64))
+DOUBLE_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int64), types.int64,
+                                _P(types.float64))
+
+
+@njit(BID_KERNEL_SIG, cache=True)
+def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p):
+    """:func:`bid` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
+    return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
+                carray(params_p, (n_params,)), carray(config_p, (_N_CONFIG,)))
+
+
+@njit(DOUBLE_KERNEL_SIG, cache=True)
+def double_kernel(hand, seat, info_p, params_p, n_params, config_p):
+    """:func:`double` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
+    return _double(hand, seat, carray(info_p, (INFO_SIZE,)), carray(params_p, (n_params,)),
+                   carray(config_p, (_N_CONFIG,)))
