@@ -421,7 +421,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                         c = cttz(legal)
                     else:  # heuristic.play given the trick so far (the kernel's best card, its seat, points)
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
-                                    htm, best_card if kk > 0 else -1, best_seat, tp)
+                                    htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)

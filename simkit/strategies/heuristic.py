@@ -374,11 +374,6 @@ def _bid(hand, seat, info, strength, params, config):
     return code
 
 
-@njit(BID_SIG, cache=True, _nrt=False)
-def bid(hand, seat, info, strength, eff_suit, params, config):
-    return _bid(hand, seat, info, strength, params, config)
-
-
 # --------------------------------------------------------------------------------------------- double
 
 
@@ -398,11 +393,6 @@ def _double(hand, seat, info, params, config):
     if not declaring_side:
         return 0
     return 1 if sc >= config[C_TH_RUFSPIEL + kind] + config[C_RE_MARGIN] else 0
-
-
-@njit(DOUBLE_SIG, cache=True, _nrt=False)
-def double(hand, seat, info, strength, eff_suit, params, config):
-    return _double(hand, seat, info, params, config)
 
 
 # ----------------------------------------------------------------------------------------------- play
@@ -654,7 +644,79 @@ def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, be
     return _cheapest(legal, v, kind, tm, strength)
 
 
-@njit(PLAY_SIG, cache=True, _nrt=False)
+@intrinsic
+def data_ptr(typingctx, arr):
+    """The data pointer of a C-contiguous array (for :func:`play_kernel`)."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = types.CPointer(arr.dtype)(arr)
+
+    def codegen(context, builder, signature, args):
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+    return sig, codegen
+
+
+_N_VARIANTS = 15  # rows of strength / eff_suit (simkit.rules.tables)
+
+#: signature of :func:`play_kernel`
+PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.CPointer(types.int64),
+                              types.CPointer(types.int16), types.CPointer(types.int8), types.CPointer(types.float64),
+                              types.int64, types.int64, types.int64, types.int64, types.int64, types.int64)
+
+
+@njit(PLAY_KERNEL_SIG, cache=True)
+def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner, pts):
+    """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
+    ``legal`` has at least two cards, ``out`` the cards neither played (the trick in progress included) nor in
+    the hand, ``tm`` is ``_trump_mask`` of the contract, and (when following) ``best``/``winner``/``pts`` describe the trick so far
+    exactly as :func:`play` works them out (the kernel's trick_step is the same rule as :func:`_beats`). The
+    arrays come as data pointers (:func:`data_ptr`; ``info`` int64[INFO_SIZE], ``strength``/``eff_suit``
+    [15, 32], ``config`` float64[len(DEFAULT_CONFIG)]): 12 arguments instead of 40. The same card as :func:`play`."""
+    info = carray(info_p, (INFO_SIZE,))
+    strength = carray(strength_p, (_N_VARIANTS, 32))
+    eff_suit = carray(eff_suit_p, (_N_VARIANTS, 32))
+    config = carray(config_p, (_N_CONFIG,))
+    return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
+
+
+_P = types.CPointer
+#: signatures of :func:`bid_kernel` and :func:`double_kernel`
+BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
+                             _P(types.float64))
+DOUBLE_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int64), types.int64,
+                                _P(types.float64))
+
+
+@njit(BID_KERNEL_SIG, cache=True)
+def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p):
+    """:func:`bid` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
+    return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
+                carray(params_p, (n_params,)), carray(config_p, (_N_CONFIG,)))
+
+
+@njit(DOUBLE_KERNEL_SIG, cache=True)
+def double_kernel(hand, seat, info_p, params_p, n_params, config_p):
+    """:func:`double` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
+    return _double(hand, seat, carray(info_p, (INFO_SIZE,)), carray(params_p, (n_params,)),
+                   carray(config_p, (_N_CONFIG,)))
+
+
+# The api entry points call the kernel entries (each decision body is compiled once: cold compile time).
+
+
+@njit(BID_SIG, cache=True)
+def bid(hand, seat, info, strength, eff_suit, params, config):
+    return bid_kernel(hand, seat, data_ptr(info), data_ptr(strength), data_ptr(params), params.shape[0],
+                      data_ptr(config))
+
+
+@njit(DOUBLE_SIG, cache=True)
+def double(hand, seat, info, strength, eff_suit, params, config):
+    return double_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config))
+
+
+@njit(PLAY_SIG, cache=True)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if (legal & (legal - 1)) == 0:
         return _ctz(legal)
@@ -681,63 +743,5 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
             if _beats(c, best, v, strength, eff_suit):
                 best = c
                 winner = (leader + k) & 3
-    return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
-
-
-@intrinsic
-def data_ptr(typingctx, arr):
-    """The data pointer of a C-contiguous array (for :func:`play_kernel`)."""
-    if not isinstance(arr, types.Array):
-        return None
-    sig = types.CPointer(arr.dtype)(arr)
-
-    def codegen(context, builder, signature, args):
-        return context.make_array(signature.args[0])(context, builder, args[0]).data
-
-    return sig, codegen
-
-
-_N_VARIANTS = 15  # rows of strength / eff_suit (simkit.rules.tables)
-
-#: signature of :func:`play_kernel`
-PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.CPointer(types.int64),
-                              types.CPointer(types.int16), types.CPointer(types.int8), types.CPointer(types.float64),
-                              types.int64, types.int64, types.int64, types.int64, types.int64)
-
-
-@njit(PLAY_KERNEL_SIG, cache=True)
-def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, best, winner, pts):
-    """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
-    ``legal`` has at least two cards, ``info[I_PLAYED]`` includes the trick in progress, ``tm`` is
-    ``_trump_mask`` of the contract, and (when following) ``best``/``winner``/``pts`` describe the trick so far
-    exactly as :func:`play` works them out (the kernel's trick_step is the same rule as :func:`_beats`). The
-    arrays come as data pointers (:func:`data_ptr`; ``info`` int64[INFO_SIZE], ``strength``/``eff_suit``
-    [15, 32], ``config`` float64[len(DEFAULT_CONFIG)]): 12 arguments instead of 40. The same card as :func:`play`."""
-    info = carray(info_p, (INFO_SIZE,))
-    strength = carray(strength_p, (_N_VARIANTS, 32))
-    eff_suit = carray(eff_suit_p, (_N_VARIANTS, 32))
-    config = carray(config_p, (_N_CONFIG,))
-    out = deck & ~info[I_PLAYED] & ~hand
-    return _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts)
-
-
-_P = types.CPointer
-#: signatures of :func:`bid_kernel` and :func:`double_kernel`
-BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
-                             _P(types.float64))
-DOUBLE_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int64), types.int64,
-                                _P(types.float64))
-
-
-@njit(BID_KERNEL_SIG, cache=True)
-def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p):
-    """:func:`bid` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
-    return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
-                carray(params_p, (n_params,)), carray(config_p, (_N_CONFIG,)))
-
-
-@njit(DOUBLE_KERNEL_SIG, cache=True)
-def double_kernel(hand, seat, info_p, params_p, n_params, config_p):
-    """:func:`double` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
-    return _double(hand, seat, carray(info_p, (INFO_SIZE,)), carray(params_p, (n_params,)),
-                   carray(config_p, (_N_CONFIG,)))
+    return play_kernel(hand, legal, seat, data_ptr(info), data_ptr(strength), data_ptr(eff_suit), data_ptr(config),
+                       deck, tm, out, best, winner, pts)
