@@ -121,6 +121,9 @@ def test_interrupted_run_resumes_without_gaps_or_duplicates(tmp_path, small_run)
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "part-000000.parquet"]
     with pytest.raises(RunError, match="already exists"):
         run(opts, out, workers=1)
+    # what a kill between the shard's rename and the manifest's rename would leave: a file the manifest does not
+    # list (here a broken one); --resume drops it and plays its range again
+    (out / "part-000002.parquet").write_bytes(b"not parquet")
     run(opts, out, workers=1, resume=True)
     assert read(out).equals(read(small_run[0]))
 

@@ -211,14 +211,15 @@ def play_shard(opts, start: int, stop: int, run_dir: str, chunk: int) -> dict[st
             finally:
                 if pwriter is not None:
                     pwriter.close()
-        if opts.parties:
-            os.replace(tmp_piece, run_dir / piece)
-        os.replace(tmp, run_dir / name)
     except BaseException:
         tmp.unlink(missing_ok=True)
         tmp_piece.unlink(missing_ok=True)
         raise
-    return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict()}
+    # renamed into place by the main process, together with the manifest (simkit.sim.manifest.commit)
+    pending = {tmp_piece.name: piece} if opts.parties else {}
+    pending[tmp.name] = name
+    return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict(),
+            "pending": pending}
 
 
 def finish_parties(out: Path, manifest: dict) -> None:

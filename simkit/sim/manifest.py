@@ -24,23 +24,43 @@ def shard_name(index: int) -> str:
     return f"part-{index:06d}.parquet"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see either the old or the new file, never a partial one."""
+def _write_synced(path: Path, text: str) -> Path:
+    """Write ``text`` to a hidden temporary file beside ``path``, flushed to disk; return its name."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, path)
+    return tmp
 
 
-def save(run_dir: Path, manifest: dict[str, Any]) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see either the old or the new file, never a partial one."""
+    os.replace(_write_synced(path, text), path)
+
+
+def _text(manifest: dict[str, Any]) -> str:
     manifest = dict(manifest)
     manifest["shards"] = sorted(manifest["shards"], key=lambda s: s["start"])
     done = sum(s["rows"] for s in manifest["shards"])
     manifest["deals_done"] = done
     manifest["complete"] = done == manifest["deals"]
-    write_atomic(run_dir / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return json.dumps(manifest, indent=1) + "\n"
+
+
+def save(run_dir: Path, manifest: dict[str, Any]) -> None:
+    write_atomic(run_dir / MANIFEST, _text(manifest))
+
+
+def commit(run_dir: Path, manifest: dict[str, Any], renames: dict[str, str]) -> None:
+    """Publish a finished shard: rename its files from their temporary names and replace the manifest by one
+    that lists it. The slow part (writing and syncing the new manifest) happens first, so the shard's renames and
+    the manifest's rename follow each other directly: a kill leaves the old state or the new one (short of landing
+    between two rename calls, after which ``--resume`` drops the unlisted file and plays its range again)."""
+    tmp = _write_synced(run_dir / MANIFEST, _text(manifest))
+    for src, dst in renames.items():
+        os.replace(run_dir / src, run_dir / dst)
+    os.replace(tmp, run_dir / MANIFEST)
 
 
 def load(run_dir: Path) -> dict[str, Any]:

@@ -138,11 +138,12 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
                                    contract=opts.contract, declarer=opts.declarer)
                 writer.write_table(columns_from_games(games, opts.store_hands, sch))
                 stats.add(games)
-        os.replace(tmp, run_dir / name)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict()}
+    # the main process renames the file into place together with the manifest (simkit.sim.manifest.commit)
+    return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict(),
+            "pending": {tmp.name: name}}
 
 
 class ShardStats:
@@ -251,8 +252,11 @@ def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise RunError(f"cannot create --out {out}: {e.strerror}") from None
-    for p in out.iterdir():  # leftovers of a killed run
-        if p.name.startswith(".") and ".tmp-" in p.name:
+    listed = {s["file"] for s in manifest["shards"]}
+    for p in out.iterdir():  # leftovers of a killed run: temporary files, shard files the manifest does not list
+        shard_file = p.name.replace("_parties-", "part-", 1)  # an old-German partie piece belongs to its shard
+        if (p.name.startswith(".") and ".tmp-" in p.name) or (
+                _written_by_simkit(p) and shard_file.startswith("part-") and shard_file not in listed):
             p.unlink()
     done = {s["start"] for s in manifest["shards"]}
     todo = [(a, b) for a, b in opts.shards() if a not in done]
@@ -261,8 +265,9 @@ def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume
     mf.save(out, manifest)
 
     def finished(entry: dict) -> None:
+        pending = entry.pop("pending")
         manifest["shards"].append(entry)
-        mf.save(out, manifest)
+        mf.commit(out, manifest, pending)
         if progress:
             progress(entry["rows"])
 
