@@ -7,22 +7,25 @@
     an.expected_points(ds, by="shape")
 """
 
-from analysis.dataset import AnalysisError, Dataset, aggregate, aggregate_many, as_dataset, finish, rollup, scan
-from analysis.exact import exact_laufende, laufende_distribution
-from analysis.features import FEATURES, hand_features
-from analysis.tables import (
-    compare,
-    contract_mix,
-    expected_points,
-    laufende_frequency,
-    laufende_summary,
-    payout_distribution,
-    seat_effects,
-    seat_summary,
-    win_rates,
-)
+# The names below load on first use, so that importing a submodule (the `simkit` command registers
+# analysis.cli_report at start-up) does not pull in polars for every command.
+_EXPORTS = {
+    "analysis.dataset": ["AnalysisError", "Dataset", "aggregate", "aggregate_many", "as_dataset", "finish", "rollup",
+                         "scan"],
+    "analysis.exact": ["exact_laufende", "laufende_distribution"],
+    "analysis.features": ["FEATURES", "hand_features"],
+    "analysis.tables": ["compare", "contract_mix", "expected_points", "laufende_frequency", "laufende_summary",
+                        "payout_distribution", "seat_effects", "seat_summary", "win_rates"],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
 
-__all__ = ["AnalysisError", "Dataset", "scan", "as_dataset", "aggregate", "aggregate_many", "finish", "rollup",
-           "exact_laufende", "laufende_distribution", "FEATURES", "hand_features", "win_rates", "expected_points",
-           "contract_mix", "seat_effects", "seat_summary", "payout_distribution", "laufende_frequency",
-           "laufende_summary", "compare"]
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value

@@ -287,27 +287,33 @@ class _RandomPlayTotals:
 
 
 class _progress:
-    """A rich progress bar on stderr (deals, deals/s, ETA) when stderr is a terminal; silent otherwise."""
+    """A rich progress bar on stderr (deals, deals/s, ETA) when stderr is a terminal; silent otherwise.
+
+    The bar (and its refresh thread) starts at the first progress report, so that `simkit run` can fork its worker
+    processes before any thread exists."""
 
     def __init__(self, total: int, what: str):
         self.total, self.what, self.bar = total, what, None
 
     def __enter__(self):
-        if sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            class DealsPerSecond(TextColumn):
-                def render(self, task):
-                    return super().render(task) if task.speed else ""
-
-            self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(),
-                                DealsPerSecond("{task.speed:,.0f} deals/s"), TimeRemainingColumn(),
-                                console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(self.what, total=self.total)
         return self.advance
 
+    def _start(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        class DealsPerSecond(TextColumn):
+            def render(self, task):
+                return super().render(task) if task.speed else ""
+
+        self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(),
+                            DealsPerSecond("{task.speed:,.0f} deals/s"), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task(self.what, total=self.total)
+
     def advance(self, k: int) -> None:
+        if self.bar is None and sys.stderr.isatty():
+            self._start()
         if self.bar is not None:
             self.bar.advance(self.task, k)
 
