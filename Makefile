@@ -22,7 +22,7 @@ demo: $(STAMP)
 	$(VENV)/bin/simkit report runs/demo --out reports/demo
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist worksteal -q
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -n 2 -q -m slow
