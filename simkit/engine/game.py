@@ -51,7 +51,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simkit.engine.bits import cttz, popcount
 from simkit.engine.deal import deal_one, deck_cards
-from simkit.engine.kernel import called_ace_setup, laufende, legal_cards, score, trick_step
+from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
 from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
 from simkit.rules.tables import (
@@ -314,17 +314,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
             doublings[i] = 0
             kontra_seat[i] = -1
             re_seat[i] = -1
-            declarer_points[i] = 0
-            defender_points[i] = 0
-            declarer_tricks[i] = 0
-            laufende_[i] = 0
-            laufende_mit[i] = False
-            schneider[i] = False
-            schwarz[i] = False
-            won[i] = False
-            price[i] = 0
-            for s in range(4):
-                payouts[i, s] = 0
+            _clear(i, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
+                   schneider, schwarz, won, price, payouts)
             continue
         v = variant_code(k, su)
         called = su if k == RUFSPIEL else -1

@@ -17,11 +17,10 @@ arguments on every call, which cost about a third of a heuristic deal).
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-from simkit.engine.bits import cttz, popcount
+from simkit.engine.bits import cttz, msb as _msb, popcount
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
     I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code,
@@ -80,26 +79,6 @@ _TRUMP = 4
 # Kinds from the highest bid rank down (solo, wenz, farbwenz, geier, farbgeier, rufspiel).
 _KINDS_HIGH_FIRST = (1, 2, 4, 3, 5, 0)
 _RANK_POINTS = 0x0B0A040302000000  # byte r: card points of rank r
-
-
-@intrinsic
-def _ctlz32(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-    sig = types.int64(x)
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], signature.args[0], types.uint32)
-        r = builder.ctlz(v, ir.Constant(ir.IntType(1), 1))
-        return builder.zext(r, ir.IntType(64))
-
-    return sig, codegen
-
-
-@njit(cache=True, inline="always")
-def _msb(m):
-    """Index of the highest set bit of a non-empty mask."""
-    return 31 - _ctlz32(m)
 
 
 @njit(cache=True, inline="always")
