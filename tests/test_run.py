@@ -52,6 +52,7 @@ def test_schema_and_types(small_run):
     schema = pq.read_schema(next(out.glob("part-*.parquet")))
     for name, typ in EXPECTED_TYPES.items():
         assert str(schema.field(name).type) == typ, name
+    assert not {"bid_0", "kontra_seat", "re_seat"} & set(schema.names)  # only with --store-bids
     meta = json.loads(schema.metadata[b"simkit"])
     assert meta["seed"] == 11 and meta["strategies"] == ["heuristic"] * 4 and meta["ruleset"]["name"] == "stargames"
     m = json.loads((out / "manifest.json").read_text())
@@ -93,6 +94,25 @@ def test_invariants_on_every_row(small_run):
             want = sign * price * mult if s in team else -sign * price
             assert getattr(row, f"payout_{s}") == want
     assert summary["deals"] == 60_000 and summary["complete"]
+
+
+def test_store_bids_adds_the_auction_and_the_doublings(tmp_path, small_run):
+    run(RunOptions(deals=20_000, seed=11, store_bids=True, shard_size=20_000), tmp_path / "b", workers=1)
+    df = read(tmp_path / "b")
+    assert pq.read_schema(tmp_path / "b" / "part-000000.parquet").field("bid_0").type == "int16"
+    base = read(small_run[0]).iloc[:20_000]
+    for col in ("contract", "declarer", "doubling", "payout_0"):  # the same deals, more columns
+        assert (df[col].to_numpy() == base[col].to_numpy()).all()
+    assert ((df.kontra_seat >= 0) == (df.doubling >= 1)).all() and ((df.re_seat >= 0) == (df.doubling == 2)).all()
+    played = df[df.contract != "pass"]
+    bids = played[[f"bid_{s}" for s in range(4)]].to_numpy()
+    # the declarer's declaration is the contract played: kind + 8 * (suit + 1) + 64 * tout
+    suit = np.array([{"eichel": 0, "gras": 1, "herz": 2, "schellen": 3}.get(x, -1) for x in played.suit])
+    code = np.array([KIND_NAMES.index(c) for c in played.contract]) + 8 * (suit + 1) + 64 * played.tout.to_numpy()
+    assert (bids[np.arange(len(played)), played.declarer.to_numpy()] == code).all()
+    assert (df[df.contract == "pass"][[f"bid_{s}" for s in range(4)]] == -1).all().all()
+    with pytest.raises(RunError, match="store-bids"):
+        RunOptions(deals=10, rules=load_ruleset("old-german"), store_bids=True)
 
 
 def test_identical_rows_for_any_workers_chunks_and_backend(tmp_path, small_run):

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from simkit.cards import SUIT_NAMES
+from simkit.sim import arrow
 
 PARTIES_FILE = "parties.parquet"
 PIECE_PREFIX = "_parties-"
@@ -68,18 +69,16 @@ def deal_table(d: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
     cols = {}
     for f in schema:
         if f.name == "trump_suit":
-            cols[f.name] = pa.DictionaryArray.from_arrays(pa.array(d["trump_suit"].astype(np.int8)),
-                                                          pa.array(SUIT_NAMES, pa.string()))
+            cols[f.name] = arrow.dictionary(d["trump_suit"], SUIT_NAMES)
         elif f.name.startswith("hand_"):
-            cols[f.name] = pa.array(np.ascontiguousarray(d["hands"][:, int(f.name[-1])]))
+            cols[f.name] = arrow.column(d["hands"][:, int(f.name[-1])], f.type)
         else:
-            cols[f.name] = pa.array(np.asarray(d[f.name]).astype(f.type.to_pandas_dtype()))
-    return pa.Table.from_pydict(cols, schema=schema)
+            cols[f.name] = arrow.column(d[f.name], f.type)
+    return arrow.table(cols, schema)
 
 
 def partie_table(p: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
-    return pa.Table.from_pydict({f.name: pa.array(np.asarray(p[f.name]).astype(f.type.to_pandas_dtype()))
-                                 for f in schema}, schema=schema)
+    return arrow.table({f.name: arrow.column(p[f.name], f.type) for f in schema}, schema)
 
 
 # ---------------------------------------------------------------------------------------------- stats
@@ -195,8 +194,8 @@ def play_shard(opts, start: int, stop: int, run_dir: str, chunk: int) -> dict[st
     # parties are ~8 deals each: keep the chunk of deal rows about the same size as a deals run's
     step = chunk if not opts.parties else max(1, chunk // 10)
     try:
-        with pq.ParquetWriter(tmp, sch, compression="zstd", compression_level=3) as writer:
-            pwriter = pq.ParquetWriter(tmp_piece, psch, compression="zstd") if opts.parties else None
+        with pq.ParquetWriter(tmp, sch, **arrow.write_options(sch)) as writer:
+            pwriter = pq.ParquetWriter(tmp_piece, psch, **arrow.write_options(psch)) if opts.parties else None
             try:
                 for a in range(start, stop, step):
                     b = min(a + step, stop)
@@ -233,7 +232,7 @@ def finish_parties(out: Path, manifest: dict) -> None:
     tmp = out / f".{PARTIES_FILE}.tmp-{os.getpid()}"
     try:
         schema = pq.read_schema(pieces[0])
-        with pq.ParquetWriter(tmp, schema, compression="zstd", compression_level=3) as w:
+        with pq.ParquetWriter(tmp, schema, **arrow.write_options(schema)) as w:
             for p in pieces:
                 w.write_table(pq.read_table(p))
         os.replace(tmp, out / PARTIES_FILE)

@@ -32,6 +32,8 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default runs/<UTC time>)."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
         store_hands: bool = typer.Option(False, "--store-hands", help="Add hand_0..hand_3 (uint32) columns."),
+        store_bids: bool = typer.Option(False, "--store-bids",
+                                        help="Add bid_0..bid_3, kontra_seat and re_seat columns."),
         resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out."),
         force: bool = typer.Option(False, "--force", help="Replace an existing --out."),
         backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
@@ -74,7 +76,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             raise UserError("--declarer needs --contract")
         try:
             opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
-                              store_hands=store_hands, parties=parties is not None)
+                              store_hands=store_hands, store_bids=store_bids, parties=parties is not None)
         except RunError as e:
             raise UserError(str(e)) from None
         if out is None:

@@ -30,8 +30,6 @@ from simkit.rules.ruleset import Ruleset, load_ruleset
 from simkit.sim import manifest as mf
 
 MAX_SHARD = 1_000_000
-#: Parquet writing: zstd level 3 (encoding, not compression, is most of the ~0.3 s per 10^6 rows; measured)
-WRITE_OPTIONS = dict(compression="zstd", compression_level=3)
 MIN_SHARD = 50_000
 CHUNK = 250_000
 
@@ -51,6 +49,7 @@ class RunOptions:
     contract: Contract | None = None  # forced mode: every deal is this contract ...
     declarer: int | None = None  # ... played by this seat
     store_hands: bool = False
+    store_bids: bool = False  # bid_0..3, kontra_seat, re_seat columns
     shard_size: int | None = None  # default: from the number of deals
     parties: bool = False  # old German game only: ``deals`` counts whole parties
 
@@ -67,6 +66,8 @@ class RunOptions:
         if self.game == "old-german":
             if self.contract is not None or self.declarer is not None:
                 raise RunError("--contract/--declarer do not apply to the old German game (trumps are chosen)")
+            if self.store_bids:
+                raise RunError("--store-bids does not apply to the old German game (nobody bids)")
             if self.parties and self.deals >= 2**51:
                 raise RunError(f"--parties must be below 2^51, not {self.deals}")
         if not 0 <= self.seed < 2**64:
@@ -103,6 +104,7 @@ class RunOptions:
             "contract": None if c is None else {"kind": c.name, "suit": c.suit, "tout": c.tout},
             "declarer": self.declarer,
             "store_hands": self.store_hands,
+            "store_bids": self.store_bids,
         }
 
     def shards(self) -> list[tuple[int, int]]:
@@ -124,21 +126,22 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     import pyarrow.parquet as pq
 
     from simkit.engine.game import play_games
+    from simkit.sim.arrow import write_options
     from simkit.sim.schema import columns_from_games, schema
 
     run_dir = Path(run_dir)
     name = mf.shard_name(start // opts.shard)
     tmp = run_dir / f".{name}.tmp-{os.getpid()}"
     meta = {"simkit": json.dumps({"version": __version__, **opts.identity()})}
-    sch = schema(opts.store_hands, meta)
+    sch = schema(opts.store_hands, meta, store_bids=opts.store_bids)
     stats = ShardStats()
     try:
-        with pq.ParquetWriter(tmp, sch, **WRITE_OPTIONS) as writer:
+        with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
             for a in range(start, stop, chunk):
                 b = min(a + chunk, stop)
                 games = play_games(opts.seed, a, b - a, opts.rules, seats=opts.seats,
                                    contract=opts.contract, declarer=opts.declarer)
-                writer.write_table(columns_from_games(games, opts.store_hands, sch))
+                writer.write_table(columns_from_games(games, sch))
                 stats.add(games)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -170,14 +173,14 @@ class ShardStats:
         imp = np.asarray(g.get("impossible", np.zeros(len(kind), bool)), bool)
         self.impossible += int(imp.sum())
         self.passed += int(((kind < 0) & ~imp).sum())
-        played = kind >= 0
-        keys = kind[played].astype(np.int64) * 2 + np.asarray(g["tout"])[played].astype(np.int64)
-        won = np.asarray(g["won"])[played]
-        for key in np.unique(keys):
-            sel = keys == key
-            entry = self.games.setdefault(self.label(int(key) // 2, bool(key % 2)), [0, 0])
-            entry[0] += int(sel.sum())
-            entry[1] += int(won[sel].sum())
+        # one bin per (kind, tout); passed and impossible rows (kind -1) go to bin 0, which is dropped
+        keys = (kind.astype(np.int64) + 1) * 2 + np.asarray(g["tout"], np.int64)
+        games = np.bincount(keys, minlength=2)
+        wins = np.bincount(keys, weights=np.asarray(g["won"], np.float64), minlength=2)
+        for key in np.flatnonzero(games[2:]) + 2:
+            entry = self.games.setdefault(self.label(int(key) // 2 - 1, bool(key % 2)), [0, 0])
+            entry[0] += int(games[key])
+            entry[1] += int(wins[key])
 
     def merge(self, d: dict) -> None:
         self.deals += d["deals"]
