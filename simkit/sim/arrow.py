@@ -4,10 +4,10 @@ Why not ``pa.array(ndarray)``: its first call imports pandas (about 0.2 s in eac
 numpy buffers directly costs nothing and copies nothing but bit-packed booleans.
 
 Writer settings (measured on 10^6 heuristic deals, see BENCHMARKS.md): encoding, not compression, is most of the
-cost, so zstd runs at level 1; the increasing id columns are delta-encoded instead of dictionary-encoded (a
-dictionary of unique values is wasted work); min/max statistics are kept only for the id columns, the only ones
-whose row-group ranges let a reader skip anything (every row group holds every contract and seat). Together:
-0.21 instead of 0.29 microseconds per deal and 6.9 instead of 9.2 bytes per deal.
+cost, so zstd runs at level 1; integer columns are delta-encoded (DELTA_BINARY_PACKED: no per-value hashing, 20%
+faster than dictionary pages for these columns; bytes per deal 6.9 instead of 5.7), strings dictionary-encoded;
+min/max statistics are kept only for the id columns, the only ones whose row-group ranges let a reader skip
+anything (every row group holds every contract and seat). Writing a deal's row costs about 0.13 microseconds.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-#: columns holding a row id that increases through a file: delta-encoded, with statistics
+#: columns holding a row id that increases through a file: they carry min/max statistics
 ID_COLUMNS = ("deal_id", "partie_id")
 
 
@@ -33,10 +33,14 @@ def column(values: np.ndarray, type_: pa.DataType, null: np.ndarray | None = Non
         null_count = int(null.sum())
         if null_count:
             validity = pa.py_buffer(np.packbits(~null, bitorder="little"))
+    dtype = np.dtype(type_.to_pandas_dtype())
+    values = np.asarray(values)
     if pa.types.is_boolean(type_):
-        data = np.packbits(np.asarray(values, np.bool_), bitorder="little")
+        data = np.packbits(values.astype(np.bool_, copy=False), bitorder="little")
+    elif values.dtype.kind in "iu" and values.dtype.itemsize == dtype.itemsize:  # e.g. int64 ids as uint64
+        data = np.ascontiguousarray(values).view(dtype)
     else:
-        data = np.ascontiguousarray(values, dtype=type_.to_pandas_dtype())
+        data = np.ascontiguousarray(values, dtype=dtype)
     return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(data)], null_count=null_count)
 
 
@@ -62,8 +66,8 @@ def table(columns: Mapping[str, pa.Array], schema: pa.Schema) -> pa.Table:
 
 def write_options(schema: pa.Schema) -> dict[str, Any]:
     """Keyword arguments for ``pyarrow.parquet.ParquetWriter`` for a file of ``schema``."""
-    ids = [f.name for f in schema if f.name in ID_COLUMNS]
+    ints = [f.name for f in schema if pa.types.is_integer(f.type)]
     return dict(compression="zstd", compression_level=1,
-                use_dictionary=[f.name for f in schema if f.name not in ids],
-                column_encoding={c: "DELTA_BINARY_PACKED" for c in ids},
-                write_statistics=ids or False)
+                use_dictionary=[f.name for f in schema if pa.types.is_dictionary(f.type)],
+                column_encoding={c: "DELTA_BINARY_PACKED" for c in ints},
+                write_statistics=[f.name for f in schema if f.name in ID_COLUMNS] or False)

@@ -174,9 +174,12 @@ class ShardStats:
         self.impossible += int(imp.sum())
         self.passed += int(((kind < 0) & ~imp).sum())
         # one bin per (kind, tout); passed and impossible rows (kind -1) go to bin 0, which is dropped
-        keys = (kind.astype(np.int64) + 1) * 2 + np.asarray(g["tout"], np.int64)
+        keys = kind.astype(np.intp)
+        keys += 1
+        keys <<= 1
+        keys |= np.asarray(g["tout"], np.bool_)
         games = np.bincount(keys, minlength=2)
-        wins = np.bincount(keys, weights=np.asarray(g["won"], np.float64), minlength=2)
+        wins = np.bincount(keys[np.asarray(g["won"], np.bool_)], minlength=len(games))
         for key in np.flatnonzero(games[2:]) + 2:
             entry = self.games.setdefault(self.label(int(key) // 2 - 1, bool(key % 2)), [0, 0])
             entry[0] += int(games[key])
