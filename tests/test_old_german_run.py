@@ -102,6 +102,17 @@ def test_parties_run_partie_rows_agree_with_deal_rows(parties_run):
     assert abs(summary["deals_per_partie"] - parties.deals.mean()) < 1e-9
 
 
+def test_parties_run_is_the_same_for_any_workers_shards_and_backend(parties_run, tmp_path):
+    out, _ = parties_run
+    rules = load_ruleset("old-german")
+    seats = ("heuristic", "random", "heuristic", "random")
+    for name, workers, backend, shard in (("local", 2, "local", 1000), ("dask", 2, "dask-local", 1500)):
+        opts = RunOptions(deals=3000, seed=8, rules=rules, seats=seats, parties=True, shard_size=shard)
+        run(opts, tmp_path / name, workers=workers, backend=backend)
+        assert deal_rows(tmp_path / name).equals(deal_rows(out)), name
+        assert pq.read_table(tmp_path / name / "parties.parquet").equals(pq.read_table(out / "parties.parquet"))
+
+
 def test_parties_run_resumes_after_an_interruption(tmp_path):
     rules = load_ruleset("old-german")
     opts = RunOptions(deals=900, seed=2, rules=rules, seats=("random",) * 4, parties=True, shard_size=300)
