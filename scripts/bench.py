@@ -271,11 +271,12 @@ def section_run(args) -> str:
         "",
         f"Wall time from the shell (`simkit run --deals N --json`, heuristic on all seats, default ruleset, all "
         f"{workers} cores; best of {repeats}), including start-up, loading the kernel from the cache, the worker "
-        "processes and zstd Parquet writing; peak memory comes from one more, sampled run. The kernel-only figure is `play_games` alone on the same deals in "
-        f"{workers} forked processes, in the runner's chunks, nothing written (best of {repeats}); one core's rate "
-        "(best of 3 x 10^6 deals) is shown beside it, and so is the kernel-only work run as a command from the shell "
-        "(Python start-up and numba's cache loading included, as in the run). Peak memory is sampled every 50 ms over the whole process "
-        "tree (the main process and its workers). The 10^8 run (`--big`) is one run, its memory sampled every 0.5 s.",
+        "processes and zstd Parquet writing. The kernel-only figure is `play_games` alone on the same deals in "
+        f"{workers} forked processes, in the runner's chunks, nothing written (best of {repeats}); beside it are "
+        "one core's rate (best of 3 x 10^6 deals) and the same kernel-only work run as a command from the shell "
+        "(Python start-up and numba's cache loading included, as in the run). Peak memory comes from one more run, "
+        "sampled every 50 ms over the whole process tree (the main process and its workers). The 10^8 run "
+        "(`--big`) is one run, its memory sampled every 0.5 s.",
         "",
         "| figure | value |",
         "|---|---:|",
