@@ -136,6 +136,21 @@ def test_wenz_on_unters_and_aces():
     assert kind == WENZ
 
 
+def test_no_long_deck_wenz_without_a_standing_side_card():
+    def kind(hand, **kw):
+        bid = do_bid(hand, **kw)
+        return None if bid is None else bid[0]
+
+    no_ace = "EU GU HU SU EK E9 GZ G9"  # four Unter score th_wenz alone; without an ace they lose 2 games in 3
+    assert kind(no_ace) != WENZ
+    old = CFG.copy()
+    old[h.CONFIG_NAMES.index("wg_min_stand")] = 0
+    assert kind(no_ace, config=old) == WENZ  # the rule, nothing else, keeps it from a Wenz
+    assert kind("EU GU HU SU EA E9 GZ G9") == WENZ
+    # short deck: four Unter among six cards win without an ace (wg_min_stand_short = 0, measured)
+    assert kind("EU GU HU SU EK GZ", tables=build_tables(Ruleset(deck="short"))) == WENZ
+
+
 # --------------------------------------------------------------------------------------------- doubling
 
 def test_kontra_on_strong_defender_hands_only():

@@ -54,6 +54,9 @@ _CONFIG = (
     ("re_margin", 1.5, "the declarer says Re when his score exceeds the contract's threshold by this"),
     ("take_min_points", 10.0, "trick points that make it worth spending a high trump (or an unsafe ruff)"),
     ("high_trumps", 4.0, "how many of the top trumps count as high (Wenz/Geier: at most 2)"),
+    ("wg_min_stand", 1.0, "long deck: a Wenz or Geier needs at least this many standing side cards (with four "
+                          "trumps and no ace it loses two games in three)"),
+    ("wg_min_stand_short", 0.0, "the same in the short deck (there four trumps are two thirds of the hand)"),
 )
 CONFIG_NAMES = tuple(c[0] for c in _CONFIG)
 DEFAULT_CONFIG = np.array([c[1] for c in _CONFIG], dtype=np.float64)
@@ -63,6 +66,7 @@ _N_CONFIG = len(_CONFIG)
 C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_WG_TRUMP = range(8)
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
 C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
+C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT = 20, 21
 
 # ------------------------------------------------------------------------------------------ constants
 _OBERS = 0x10101010
@@ -188,6 +192,15 @@ def _suits_with(m):
 
 
 @njit(cache=True, inline="always")
+def _n_standing(side):
+    """Standing cards among the side cards ``side``: Ass, Ass+Zehn, Ass+Zehn+Koenig of a suit (ranks 7, 6, 5 are
+    adjacent bits)."""
+    a = side & _ACES
+    az = a & (side << 1)
+    return popcount(a) + popcount(az) + popcount(az & (side << 2))
+
+
+@njit(cache=True, inline="always")
 def _hand_score(hand, kind, suit, seat, deck, config):
     """The bidding score of ``hand`` for contract (kind, suit): popcounts only."""
     tm = _trump_mask(kind, suit, deck)
@@ -201,12 +214,8 @@ def _hand_score(hand, kind, suit, seat, deck, config):
     # the two highest trumps: EO GO, or EU GU in Wenz/Farbwenz
     top = 0x808 if (kind == 2 or kind == 4) else 0x1010
     s += config[C_W_TOP] * popcount(tr & top)
-    # standing side cards: Ass, Ass+Zehn, Ass+Zehn+Koenig of a side suit (ranks 7, 6, 5 are adjacent bits)
     side = hand & ~tm
-    a = side & _ACES
-    az = a & (side << 1)
-    azk = az & (side << 2)
-    s += config[C_W_STAND] * (popcount(a) + popcount(az) + popcount(azk))
+    s += config[C_W_STAND] * _n_standing(side)
     if nt >= 2:
         # free side suits: a suit with side cards in the deck, none of them in the hand (bit 8e: suit e has one)
         full = _suits_with(deck & ~tm)
@@ -324,7 +333,8 @@ def _best_contract(hand, seat, strength, params, config):
         elif kind == 2 or kind == 3:
             sc = _hand_score(hand, kind, 0, seat, deck, config)
             best_suit = -1
-            if sc < th:
+            need = config[C_WG_MIN_STAND] if popcount(deck) == 32 else config[C_WG_MIN_STAND_SHORT]
+            if sc < th or _n_standing(hand & ~_trump_mask(kind, 0, deck)) < need:
                 continue
         else:
             sc = -1e9
