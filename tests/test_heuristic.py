@@ -151,6 +151,21 @@ def test_no_long_deck_wenz_without_a_standing_side_card():
     assert kind("EU GU HU SU EK GZ", tables=build_tables(Ruleset(deck="short"))) == WENZ
 
 
+def test_short_deck_thresholds_are_lowered_by_short_shift():
+    short = build_tables(Ruleset(deck="short"))
+    hand = "EO GU HA H9 EK G9"  # Rufspiel score 4 + 0.5 (Ober) + 0.25 (Unter) + 0.5 (EO) + 0.5 (Schellen void) = 5.75
+    assert do_bid(hand, tables=short)[0] == RUFSPIEL  # th_rufspiel 6 less short_shift 0.75
+    no_shift = CFG.copy()
+    no_shift[h.CONFIG_NAMES.index("short_shift")] = 0
+    assert do_bid(hand, tables=short, config=no_shift) is None
+    # Kontra: a defender's score against a Rufspiel; 5.75 is below kontra_rufspiel (6.5) but not below 6.5 - 0.75
+    info = play_info(RUFSPIEL, 3, 0, 0)
+    info[I_PHASE] = PHASE_DOUBLE
+    defender = mask("GO HU HA H9 EK SK")  # 4 + 0.5 + 0.25 + 0.5 (GO) + 0.5 (Gras void) = 5.75
+    assert h.double(np.int64(defender), 1, info, short.strength, short.eff_suit, short.params, CFG) == 1
+    assert h.double(np.int64(defender), 1, info, short.strength, short.eff_suit, short.params, no_shift) == 0
+
+
 # --------------------------------------------------------------------------------------------- doubling
 
 def test_kontra_on_strong_defender_hands_only():

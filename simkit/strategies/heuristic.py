@@ -57,6 +57,8 @@ _CONFIG = (
     ("wg_min_stand", 1.0, "long deck: a Wenz or Geier needs at least this many standing side cards (with four "
                           "trumps and no ace it loses two games in three)"),
     ("wg_min_stand_short", 0.0, "the same in the short deck (there four trumps are two thirds of the hand)"),
+    ("short_shift", 0.75, "short deck: subtracted from every score threshold (declaring, Kontra, Re): six cards "
+                         "score less than eight"),
 )
 CONFIG_NAMES = tuple(c[0] for c in _CONFIG)
 DEFAULT_CONFIG = np.array([c[1] for c in _CONFIG], dtype=np.float64)
@@ -66,7 +68,7 @@ _N_CONFIG = len(_CONFIG)
 C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_WG_TRUMP = range(8)
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
 C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
-C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT = 20, 21
+C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SHORT_SHIFT = 20, 21, 22
 
 # ------------------------------------------------------------------------------------------ constants
 _OBERS = 0x10101010
@@ -297,10 +299,12 @@ def _best_contract(hand, seat, strength, params, config):
     tot_side = st0 + st1 + st2 + st3
     n_void = (n_s0 == 0) + (n_s1 == 0) + (n_s2 == 0) + (n_s3 == 0)
     fore = config[C_W_FOREHAND] if seat == 0 else 0.0
+    short = popcount(deck) != 32
+    shift = config[C_SHORT_SHIFT] if short else 0.0
     for kind in _KINDS_HIGH_FIRST:
         if not (enabled >> kind) & 1:
             continue
-        th = config[C_TH_RUFSPIEL + kind]
+        th = config[C_TH_RUFSPIEL + kind] - shift
         if kind == 0 or kind == 1:
             best_suit = -1
             sc = -1e9
@@ -333,7 +337,7 @@ def _best_contract(hand, seat, strength, params, config):
         elif kind == 2 or kind == 3:
             sc = _hand_score(hand, kind, 0, seat, deck, config)
             best_suit = -1
-            need = config[C_WG_MIN_STAND] if popcount(deck) == 32 else config[C_WG_MIN_STAND_SHORT]
+            need = config[C_WG_MIN_STAND_SHORT] if short else config[C_WG_MIN_STAND]
             if sc < th or _n_standing(hand & ~_trump_mask(kind, 0, deck)) < need:
                 continue
         else:
@@ -374,14 +378,15 @@ def _double(hand, seat, info, params, config):
     deck = params[_P_DECK_MASK]
     declaring_side = seat == decl or (kind == 0 and ((hand >> (8 * suit + 7)) & 1) == 1)
     sc = _hand_score(hand, kind, suit if kind != 0 else 0, seat, deck, config)
+    shift = config[C_SHORT_SHIFT] if popcount(deck) != 32 else 0.0
     if info[I_DOUBLINGS] == 0:
         if declaring_side:
             return 0
         th = config[C_KONTRA_RUFSPIEL] if kind == 0 else config[C_KONTRA_SOLO]
-        return 1 if sc >= th else 0
+        return 1 if sc >= th - shift else 0
     if not declaring_side:
         return 0
-    return 1 if sc >= config[C_TH_RUFSPIEL + kind] + config[C_RE_MARGIN] else 0
+    return 1 if sc >= config[C_TH_RUFSPIEL + kind] + config[C_RE_MARGIN] - shift else 0
 
 
 # ----------------------------------------------------------------------------------------------- play
