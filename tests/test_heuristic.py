@@ -151,6 +151,15 @@ def test_no_long_deck_wenz_without_a_standing_side_card():
     assert kind("EU GU HU SU EK GZ", tables=build_tables(Ruleset(deck="short"))) == WENZ
 
 
+def test_no_long_deck_farbsolo_on_five_trumps():
+    hand = "EO GO HO HA HZ EA GA SA"  # Herz solo: 5 trumps, score 10.25 from forehand: over th_solo
+    assert do_bid(hand, seat=0)[0] != SOLO
+    five = CFG.copy()
+    five[h.CONFIG_NAMES.index("solo_min_trumps")] = 5
+    assert do_bid(hand, seat=0, config=five)[:2] == (SOLO, 2)
+    assert do_bid("EO GO HO HA HZ H9 EA GA", seat=0)[:2] == (SOLO, 2)  # six trumps
+
+
 def test_short_deck_thresholds_are_lowered_by_short_shift():
     short = build_tables(Ruleset(deck="short"))
     hand = "EO GU HA H9 EK G9"  # Rufspiel score 4 + 0.5 (Ober) + 0.25 (Unter) + 0.5 (EO) + 0.5 (Schellen void) = 5.75

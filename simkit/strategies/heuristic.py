@@ -57,6 +57,8 @@ _CONFIG = (
     ("wg_min_stand", 1.0, "long deck: a Wenz or Geier needs at least this many standing side cards (with four "
                           "trumps and no ace it loses two games in three)"),
     ("wg_min_stand_short", 0.0, "the same in the short deck (there four trumps are two thirds of the hand)"),
+    ("solo_min_trumps", 6.0, "long deck: a Farbsolo needs at least this many trumps"),
+    ("solo_min_trumps_short", 5.0, "the same in the short deck"),
     ("short_shift", 0.75, "short deck: subtracted from every score threshold (declaring, Kontra, Re): six cards "
                          "score less than eight"),
 )
@@ -68,7 +70,7 @@ _N_CONFIG = len(_CONFIG)
 C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_WG_TRUMP = range(8)
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
 C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
-C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SHORT_SHIFT = 20, 21, 22
+C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SOLO_MIN_TRUMPS, C_SOLO_MIN_TRUMPS_SHORT, C_SHORT_SHIFT = range(20, 25)
 
 # ------------------------------------------------------------------------------------------ constants
 _OBERS = 0x10101010
@@ -301,6 +303,7 @@ def _best_contract(hand, seat, strength, params, config):
     fore = config[C_W_FOREHAND] if seat == 0 else 0.0
     short = popcount(deck) != 32
     shift = config[C_SHORT_SHIFT] if short else 0.0
+    solo_min = config[C_SOLO_MIN_TRUMPS_SHORT] if short else config[C_SOLO_MIN_TRUMPS]
     for kind in _KINDS_HIGH_FIRST:
         if not (enabled >> kind) & 1:
             continue
@@ -319,6 +322,8 @@ def _best_contract(hand, seat, strength, params, config):
                     nt, st = n_s2, st2
                 else:
                     nt, st = n_s3, st3
+                if kind == 1 and n_ou + nt < solo_min:
+                    continue
                 x = ou_score + config[C_W_TRUMP] * nt + tot_side - st
                 if n_ou + nt >= 2:
                     x += w_void * (n_void - (1 if nt == 0 else 0))
