@@ -27,6 +27,10 @@ dm = importlib.util.module_from_spec(_spec)
 sys.modules["duplicate_match"] = dm
 _spec.loader.exec_module(dm)
 
+_tune_spec = importlib.util.spec_from_file_location("tune", REPO / "scripts" / "tune.py")
+tune = importlib.util.module_from_spec(_tune_spec)
+_tune_spec.loader.exec_module(tune)
+
 T = build_tables(Ruleset())
 CFG = h.DEFAULT_CONFIG
 
@@ -323,3 +327,13 @@ def test_realistic_contracts_under_heuristic_play():
     shares = {k: v["share"] for k, v in st["contracts"].items()}
     assert max(shares, key=shares.get) == "rufspiel"
     assert not math.isnan(st["declarer_win_share"])
+
+
+def test_tune_ab_is_zero_for_equal_sides_and_sees_a_change():
+    short = Ruleset(deck="short")
+    same = tune.ab("short_shift", 0.75, 0.75, 2_000, short)
+    assert same["b_minus_a_per_deal"] == 0 and same["differ"] == 0
+    changed = tune.ab("short_shift", 0.0, 0.75, 4_000, short)
+    assert changed["differ"] > 0.2  # about 38% of short-deck deals play differently (docs/heuristic.md)
+    with pytest.raises(SystemExit, match="unknown config entry"):
+        tune.ab("no_such_entry", 0, 1, 10)
