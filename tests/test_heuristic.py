@@ -91,6 +91,10 @@ def test_exports():
     doc = (REPO / "docs" / "heuristic.md").read_text()
     for name in h.CONFIG_NAMES:  # every config entry is documented
         assert f"`{name}`" in doc
+    for i, name in enumerate(h.CONFIG_NAMES):  # the kernel's index constants C_<NAME> point at their entries
+        const = getattr(h, "C_" + name.upper(), None)
+        assert const is None or const == i, name
+        assert f"| {i} | `{name}` |" in doc  # the documented table keeps the same order
 
 
 # --------------------------------------------------------------------------------------------- bidding
