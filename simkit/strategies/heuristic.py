@@ -283,10 +283,6 @@ def _best_contract(hand, seat, strength, params, config):
     ou_score = (config[C_W_TRUMP] * n_ou + config[C_W_OBER] * popcount(hand & _OBERS)
                 + config[C_W_UNTER] * popcount(hand & _UNTERS) + config[C_W_TOP] * popcount(hand & 0x1010))
     side = hand & ~_OU
-    a = side & _ACES
-    az = a & (side << 1)
-    azk = az & (side << 2)
-    stand_all = a | az | azk
     tot_side = 0.0
     n_s0 = popcount(side & _SUIT0)
     n_s1 = popcount(side & (_SUIT0 << 8))
@@ -294,10 +290,10 @@ def _best_contract(hand, seat, strength, params, config):
     n_s3 = popcount(side & (_SUIT0 << 24))
     w_stand = config[C_W_STAND]
     w_void = config[C_W_VOID]
-    st0 = w_stand * (popcount(a & 0xFF) + popcount(az & 0xFF) + popcount(azk & 0xFF))
-    st1 = w_stand * (popcount(a & 0xFF00) + popcount(az & 0xFF00) + popcount(azk & 0xFF00))
-    st2 = w_stand * (popcount(a & 0xFF0000) + popcount(az & 0xFF0000) + popcount(azk & 0xFF0000))
-    st3 = w_stand * (popcount(a & 0xFF000000) + popcount(az & 0xFF000000) + popcount(azk & 0xFF000000))
+    st0 = w_stand * _n_standing(side & 0xFF)
+    st1 = w_stand * _n_standing(side & 0xFF00)
+    st2 = w_stand * _n_standing(side & 0xFF0000)
+    st3 = w_stand * _n_standing(side & 0xFF000000)
     tot_side = st0 + st1 + st2 + st3
     n_void = (n_s0 == 0) + (n_s1 == 0) + (n_s2 == 0) + (n_s3 == 0)
     fore = config[C_W_FOREHAND] if seat == 0 else 0.0
