@@ -9,7 +9,6 @@ into ``parties.parquet``. The columns are documented in docs/schema.md.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -19,17 +18,17 @@ import pyarrow as pa
 
 from simkit.cards import SUIT_NAMES
 from simkit.sim import arrow
+from simkit.sim import manifest as mf
 
 PARTIES_FILE = "parties.parquet"
 PIECE_PREFIX = "_parties-"
-_dict_string = pa.dictionary(pa.int8(), pa.string())
 
 DEAL_FIELDS = [
     pa.field("deal_id", pa.uint64(), nullable=False),
     pa.field("forehand", pa.int8(), nullable=False),
     pa.field("chooser", pa.int8(), nullable=False),
     pa.field("declaring_team", pa.uint8(), nullable=False),
-    pa.field("trump_suit", _dict_string, nullable=False),
+    pa.field("trump_suit", arrow.DICT_STRING, nullable=False),
     pa.field("chooser_count", pa.uint8(), nullable=False),
     pa.field("forced", pa.bool_(), nullable=False),
     pa.field("follow_up", pa.bool_(), nullable=False),
@@ -58,11 +57,11 @@ PARTIE_FIELDS = [
 def deal_schema(parties: bool, store_hands: bool, metadata: dict[str, str] | None = None) -> pa.Schema:
     fields = DEAL_FIELDS[:1] + (PARTIE_DEAL_FIELDS if parties else []) + DEAL_FIELDS[1:] \
         + (HAND_FIELDS if store_hands else [])
-    return pa.schema(fields, metadata={k.encode(): v.encode() for k, v in (metadata or {}).items()})
+    return pa.schema(fields, metadata=metadata)
 
 
 def partie_schema(metadata: dict[str, str] | None = None) -> pa.Schema:
-    return pa.schema(PARTIE_FIELDS, metadata={k.encode(): v.encode() for k, v in (metadata or {}).items()})
+    return pa.schema(PARTIE_FIELDS, metadata=metadata)
 
 
 def deal_table(d: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
@@ -177,17 +176,15 @@ def play_shard(opts, start: int, stop: int, run_dir: str, chunk: int) -> dict[st
     """Deals (or parties) ``start .. stop-1`` of an old-German run, written as one shard (+ a partie piece)."""
     import pyarrow.parquet as pq
 
-    from simkit import __version__
     from simkit.oldgerman.kernel import play_deals, play_parties
-    from simkit.sim import manifest as mf
 
     run_dir = Path(run_dir)
     index = start // opts.shard
     name = mf.shard_name(index)
     piece = f"{PIECE_PREFIX}{index:06d}.parquet"
-    tmp = run_dir / f".{name}.tmp-{os.getpid()}"
-    tmp_piece = run_dir / f".{piece}.tmp-{os.getpid()}"
-    meta = {"simkit": json.dumps({"version": __version__, **opts.identity()})}
+    tmp = mf.temp_path(run_dir / name)
+    tmp_piece = mf.temp_path(run_dir / piece)
+    meta = opts.file_metadata()
     sch = deal_schema(opts.parties, opts.store_hands, meta)
     psch = partie_schema(meta)
     stats = OGStats()
@@ -229,7 +226,7 @@ def finish_parties(out: Path, manifest: dict) -> None:
     done = sum(s["rows"] for s in manifest["shards"]) == manifest["deals"]
     if not done or not pieces:
         return
-    tmp = out / f".{PARTIES_FILE}.tmp-{os.getpid()}"
+    tmp = mf.temp_path(out / PARTIES_FILE)
     try:
         schema = pq.read_schema(pieces[0])
         with pq.ParquetWriter(tmp, schema, **arrow.write_options(schema)) as w:

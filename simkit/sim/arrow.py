@@ -19,6 +19,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+#: the type of the string columns: int8 codes into a short list of labels (see :func:`dictionary`)
+DICT_STRING = pa.dictionary(pa.int8(), pa.string())
+
 #: columns holding a row id that increases through a file: they carry min/max statistics
 ID_COLUMNS = ("deal_id", "partie_id")
 

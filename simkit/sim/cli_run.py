@@ -43,7 +43,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         """Play a Monte Carlo batch of complete deals and stream the results to a Parquet dataset."""
         from simkit.sim.runner import RunError, RunOptions
         from simkit.sim.runner import run as run_batch
-        from simkit.strategies import StrategyError, resolve
+        from simkit.strategies import StrategyError
 
         if (deals is None) == (parties is None):
             raise UserError("give --deals N" + (" or --parties N (not both)" if parties else " (or, for the old "

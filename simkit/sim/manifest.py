@@ -24,9 +24,19 @@ def shard_name(index: int) -> str:
     return f"part-{index:06d}.parquet"
 
 
+def temp_path(path: Path) -> Path:
+    """The hidden name under which this process writes ``path`` before renaming it into place."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+def is_temp(name: str) -> bool:
+    """``name`` is a temporary file of some (possibly killed) simkit process: see :func:`temp_path`."""
+    return name.startswith(".") and ".tmp-" in name
+
+
 def _write_synced(path: Path, text: str) -> Path:
     """Write ``text`` to a hidden temporary file beside ``path``, flushed to disk; return its name."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temp_path(path)
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
         f.flush()

@@ -107,6 +107,10 @@ class RunOptions:
             "store_bids": self.store_bids,
         }
 
+    def file_metadata(self) -> dict[str, str]:
+        """Parquet key-value metadata of every file of the run: a single file is self-describing."""
+        return {"simkit": json.dumps({"version": __version__, **self.identity()})}
+
     def shards(self) -> list[tuple[int, int]]:
         s = self.shard
         return [(a, min(a + s, self.deals)) for a in range(0, self.deals, s)]
@@ -131,9 +135,8 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
 
     run_dir = Path(run_dir)
     name = mf.shard_name(start // opts.shard)
-    tmp = run_dir / f".{name}.tmp-{os.getpid()}"
-    meta = {"simkit": json.dumps({"version": __version__, **opts.identity()})}
-    sch = schema(opts.store_hands, meta, store_bids=opts.store_bids)
+    tmp = mf.temp_path(run_dir / name)
+    sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids)
     stats = ShardStats()
     try:
         with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
@@ -233,7 +236,7 @@ def prepare_dir(out: Path, opts: RunOptions, resume: bool, force: bool) -> dict[
 def _written_by_simkit(p: Path) -> bool:
     n = p.name
     return p.is_file() and (n == mf.MANIFEST or (n.startswith("part-") and n.endswith(".parquet"))
-                            or (n.startswith(".") and ".tmp-" in n) or n == "parties.parquet"
+                            or mf.is_temp(n) or n == "parties.parquet"
                             or (n.startswith("_parties-") and n.endswith(".parquet")))
 
 
@@ -263,7 +266,7 @@ def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume
     listed = {s["file"] for s in manifest["shards"]}
     for p in out.iterdir():  # leftovers of a killed run: temporary files, shard files the manifest does not list
         shard_file = p.name.replace("_parties-", "part-", 1)  # an old-German partie piece belongs to its shard
-        if (p.name.startswith(".") and ".tmp-" in p.name) or (
+        if mf.is_temp(p.name) or (
                 _written_by_simkit(p) and shard_file.startswith("part-") and shard_file not in listed):
             p.unlink()
     done = {s["start"] for s in manifest["shards"]}

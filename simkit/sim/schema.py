@@ -17,13 +17,11 @@ from simkit.sim import arrow
 CONTRACT_VALUES = ("pass",) + KIND_NAMES
 SUIT_VALUES = SUIT_NAMES
 
-_dict_string = pa.dictionary(pa.int8(), pa.string())
-
 BASE_FIELDS = [
     pa.field("deal_id", pa.uint64(), nullable=False),
-    pa.field("contract", _dict_string, nullable=False),
+    pa.field("contract", arrow.DICT_STRING, nullable=False),
     pa.field("tout", pa.bool_(), nullable=False),
-    pa.field("suit", _dict_string, nullable=True),
+    pa.field("suit", arrow.DICT_STRING, nullable=True),
     pa.field("declarer", pa.int8(), nullable=False),
     pa.field("partner", pa.int8(), nullable=False),
     pa.field("doubling", pa.uint8(), nullable=False),
@@ -48,7 +46,7 @@ HAND_FIELDS = [pa.field(f"hand_{s}", pa.uint32(), nullable=False) for s in range
 
 def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False) -> pa.Schema:
     fields = BASE_FIELDS + (BID_FIELDS if store_bids else []) + (HAND_FIELDS if store_hands else [])
-    return pa.schema(fields, metadata={k.encode(): v.encode() for k, v in (metadata or {}).items()})
+    return pa.schema(fields, metadata=metadata)
 
 
 def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table:
