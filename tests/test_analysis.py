@@ -3,8 +3,6 @@ distribution (brute force on a reduced deck; goodness of fit to forced runs), re
 
 import itertools
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +18,7 @@ from simkit.cards import parse_hand
 from simkit.rules import Contract
 from simkit.sim import RunOptions, run
 
-REPO = Path(__file__).resolve().parents[1]
-SIMKIT = [sys.executable, "-m", "simkit.cli"]
-
-
-def cli(*args):
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=REPO)
+from simkit_cli import simkit as cli
 
 
 # ------------------------------------------------------------------------------------------ statistics

@@ -1,18 +1,10 @@
 """The command line as a user runs it: output, exit status, one-line errors."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-SIMKIT = [sys.executable, "-m", "simkit.cli"]
-REPO = Path(__file__).resolve().parents[1]
-
-
-def run(*args, cwd=None):
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=cwd or REPO)
+from simkit_cli import simkit as run
 
 
 def test_rules_lists_and_prints_presets(tmp_path):

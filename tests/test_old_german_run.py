@@ -1,9 +1,6 @@
 """`simkit run --rules old-german` (--deals, --parties), resume, `simkit sheep`, and bad input."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -13,8 +10,8 @@ from simkit.oldgerman import reference as R
 from simkit.rules import load_ruleset
 from simkit.sim import RunOptions, run
 
-REPO = Path(__file__).resolve().parents[1]
-SIMKIT = [sys.executable, "-m", "simkit.cli"]
+from simkit_cli import read_parts as deal_rows, simkit as cli
+
 
 DEAL_TYPES = {
     "deal_id": "uint64", "chooser": "int8", "declaring_team": "uint8",
@@ -24,14 +21,6 @@ DEAL_TYPES = {
 }
 PARTIE_TYPES = {"partie_id": "uint64", "winner_team": "uint8", "deals": "uint16", "strokes_0": "uint16",
                 "strokes_1": "uint16", "won_by_schwarz": "bool"}
-
-
-def cli(*args, cwd=None):
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=cwd or REPO)
-
-
-def deal_rows(out: Path):
-    return pq.read_table(sorted(out.glob("part-*.parquet"))).to_pandas()
 
 
 @pytest.fixture(scope="module")

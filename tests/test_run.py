@@ -2,10 +2,8 @@
 
 import errno
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,8 +18,8 @@ from simkit.rules.contracts import KIND_NAMES
 from simkit.sim import RunError, RunOptions, run
 from simkit.sim import runner as runner_mod
 
-REPO = Path(__file__).resolve().parents[1]
-SIMKIT = [sys.executable, "-m", "simkit.cli"]
+from simkit_cli import REPO, SIMKIT, read_parts as read, simkit as cli
+
 
 EXPECTED_TYPES = {
     "deal_id": "uint64", "contract": "dictionary<values=string, indices=int8, ordered=0>", "tout": "bool",
@@ -30,14 +28,6 @@ EXPECTED_TYPES = {
     "schneider": "bool", "schwarz": "bool", "laufende": "uint8", "laufende_mit": "bool",
     **{f"payout_{s}": "int32" for s in range(4)}, **{f"hand_{s}": "uint32" for s in range(4)},
 }
-
-
-def cli(*args, cwd=None):
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=cwd or REPO)
-
-
-def read(out: Path):
-    return pq.read_table(sorted(out.glob("part-*.parquet"))).to_pandas()
 
 
 @pytest.fixture(scope="module")

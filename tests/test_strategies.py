@@ -1,8 +1,5 @@
 """The strategy registry, the random strategy, and the `simkit deal` / `simkit strategies` commands."""
 
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,12 +9,7 @@ from simkit.reference import declaration_error
 from simkit.rules import Ruleset
 from simkit.strategies import Strategy, StrategyError, available, resolve, seat_strategies
 
-SIMKIT = [sys.executable, "-m", "simkit.cli"]
-REPO = Path(__file__).resolve().parents[1]
-
-
-def run(*args):
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=REPO)
+from simkit_cli import simkit as run
 
 
 def test_registry_lists_and_resolves_builtins():
