@@ -61,16 +61,23 @@ def deal_one(seed, index, cards, work, hand_size):
     return h0, h1, h2, h3
 
 
+@njit(cache=True, inline="always")
+def deal_row(seed, index, cards, work, hand_size, hands, i):
+    """:func:`deal_one`, its four hands also stored in row ``i`` of ``hands``."""
+    h0, h1, h2, h3 = deal_one(seed, index, cards, work, hand_size)
+    hands[i, 0] = h0
+    hands[i, 1] = h1
+    hands[i, 2] = h2
+    hands[i, 3] = h3
+    return h0, h1, h2, h3
+
+
 @njit(cache=True)
 def deal_batch_kernel(seed, start, n, deck_mask, hand_size, out):
     cards = deck_cards(deck_mask)
     work = np.empty(32, np.int8)
     for i in range(n):
-        h0, h1, h2, h3 = deal_one(seed, start + i, cards, work, hand_size)
-        out[i, 0] = h0
-        out[i, 1] = h1
-        out[i, 2] = h2
-        out[i, 3] = h3
+        deal_row(seed, start + i, cards, work, hand_size, out, i)
 
 
 @njit(cache=True, inline="always")
@@ -132,11 +139,7 @@ def setups_kernel(seed, start, n, deck_mask, hand_size, kind, tout_share, ruf_ma
     cards = deck_cards(deck_mask)
     work = np.empty(32, np.int8)
     for i in range(n):
-        h0, h1, h2, h3 = deal_one(seed, start + i, cards, work, hand_size)
-        hands[i, 0] = h0
-        hands[i, 1] = h1
-        hands[i, 2] = h2
-        hands[i, 3] = h3
+        h0, h1, h2, h3 = deal_row(seed, start + i, cards, work, hand_size, hands, i)
         v, c, t, d, ok = setup_one(seed, start + i, h0, h1, h2, h3, kind, tout_share, ruf_masks)
         variants[i] = v
         called[i] = c

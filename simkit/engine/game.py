@@ -6,7 +6,7 @@ kernel (or loads it from numba's on-disk cache, about a second), so import it la
 
 The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run ``seed``):
 
-1. **Dealing**: ``deal_one(seed, index)`` (simkit.engine.deal), the same hands as :func:`simkit.engine.deal.deal`.
+1. **Dealing**: ``deal_row(seed, index)`` (simkit.engine.deal), the same hands as :func:`simkit.engine.deal.deal`.
 2. **Bidding** (RULES.md 2.2): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
    ``info[I_BIDS:I_BIDS+4]`` (``NOT_ASKED`` for later seats). The highest rank of
    ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order), the earlier
@@ -49,8 +49,8 @@ import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from simkit.engine.bits import cttz, popcount
-from simkit.engine.deal import deal_one, deck_cards
+from simkit.engine.bits import cttz
+from simkit.engine.deal import deal_row, deck_cards
 from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
 from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
@@ -220,11 +220,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     p_eff = _data_ptr(eff_suit)
     for i in range(n):
         idx = start + i
-        h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
-        hands[i, 0] = h0
-        hands[i, 1] = h1
-        hands[i, 2] = h2
-        hands[i, 3] = h3
+        h0, h1, h2, h3 = deal_row(seed, idx, cards, work, hs, hands, i)
         hw[0] = np.int64(h0)
         hw[1] = np.int64(h1)
         hw[2] = np.int64(h2)

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
-from simkit.engine.deal import deal_one, deck_cards, setup_one
+from simkit.engine.deal import deal_row, deck_cards, setup_one
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
     P_HAND_SIZE,
@@ -319,11 +319,7 @@ def simulate_batch(seed, start, kind, tout_share, policy,
     no_trace_p = np.zeros((0, 1), np.int8)
     for i in range(n):
         idx = start + i
-        h0, h1, h2, h3 = deal_one(seed, idx, cards, work, hs)
-        hands[i, 0] = h0
-        hands[i, 1] = h1
-        hands[i, 2] = h2
-        hands[i, 3] = h3
+        h0, h1, h2, h3 = deal_row(seed, idx, cards, work, hs, hands, i)
         v, c, t, d, ok = setup_one(seed, idx, h0, h1, h2, h3, kind, tout_share, ruf_masks)
         variants[i] = v
         called_suits[i] = c
