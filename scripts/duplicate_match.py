@@ -232,13 +232,20 @@ def kernel_available() -> bool:
     return True
 
 
-def kernel_duplicate(n: int, seed: int, rules: Ruleset | None = None):
+def kernel_duplicate(n: int, seed: int, rules: Ruleset | None = None, side="heuristic", other="random",
+                     chunk: int = 250_000):
+    """Per-deal payout of ``side`` (sum of both plays) over ``n`` duplicate deals against ``other``, kernel back
+    end; the sides are strategy names or :class:`simkit.strategies.Strategy` objects. Played ``chunk`` deals at a
+    time (memory); the result does not depend on it."""
     from simkit.engine.game import play_games
 
-    a = play_games(seed, 0, n, ruleset=rules, seats=("heuristic", "random", "heuristic", "random"))
-    b = play_games(seed, 0, n, ruleset=rules, seats=("random", "heuristic", "random", "heuristic"))
-    pa, pb = np.asarray(a["payouts"]), np.asarray(b["payouts"])
-    return (pa[:, 0] + pa[:, 2] + pb[:, 1] + pb[:, 3]).astype(np.float64)
+    out = []
+    for start in range(0, n, chunk):
+        k = min(chunk, n - start)
+        a = play_games(seed, start, k, ruleset=rules, seats=(side, other, side, other))["payouts"]
+        b = play_games(seed, start, k, ruleset=rules, seats=(other, side, other, side))["payouts"]
+        out.append(a[:, 0].astype(np.float64) + a[:, 2] + b[:, 1] + b[:, 3])
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 def kernel_all_heuristic(n: int, seed: int, rules: Ruleset | None = None):

@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from duplicate_match import kernel_duplicate, mean_ci  # noqa: E402
 from simkit.rules.ruleset import load_ruleset  # noqa: E402
 from simkit.strategies import heuristic, resolve  # noqa: E402
-
-CHUNK = 250_000
 
 
 def with_entry(name: str, value: float):
@@ -38,20 +38,11 @@ def with_entry(name: str, value: float):
 
 def ab(name: str, a: float, b: float, deals: int, rules=None, seed: int = 5) -> dict:
     """Side B's mean result per deal against side A (see the module docstring)."""
-    from simkit.engine.game import play_games
-
     rules = rules or load_ruleset()
-    side_a, side_b = with_entry(name, a), with_entry(name, b)
-    results = []
-    for start in range(0, deals, CHUNK):
-        n = min(CHUNK, deals - start)
-        first = play_games(seed, start, n, rules, seats=(side_b, side_a, side_b, side_a))["payouts"]
-        second = play_games(seed, start, n, rules, seats=(side_a, side_b, side_a, side_b))["payouts"]
-        results.append((first[:, 0].astype(np.int64) + first[:, 2] + second[:, 1] + second[:, 3]) / 2)
-    r = np.concatenate(results)
-    half_width = 1.96 * r.std(ddof=1) / np.sqrt(len(r)) if len(r) > 1 else float("nan")
+    r = kernel_duplicate(deals, seed, rules, side=with_entry(name, b), other=with_entry(name, a)) / 2
+    mean, low, _ = mean_ci(r)
     return {"entry": name, "a": a, "b": b, "ruleset": rules.name, "deals": deals, "seed": seed,
-            "b_minus_a_per_deal": float(r.mean()), "ci95": float(half_width), "differ": float(np.mean(r != 0))}
+            "b_minus_a_per_deal": mean, "ci95": mean - low, "differ": float(np.mean(r != 0))}
 
 
 def main(argv=None) -> None:
