@@ -79,12 +79,12 @@ def _doublings(record: dict, rules: Ruleset, contract: Contract, declarer: int, 
     return len(klopfen) + len(kontra)
 
 
-def replay(record: dict, rules: Ruleset | str | None = None) -> GameResult:
-    """Replay one record; return the scored result or raise :class:`ReplayError` naming the first problem.
+def start_game(record: dict, rules: Ruleset | str | None = None) -> Game:
+    """The referee's game of a record before its first card: every field but ``tricks`` checked.
 
-    ``rules`` is a Ruleset, a preset name or a TOML path (default: the default preset). The record's ``deck``
-    replaces the ruleset's deck. Any contract may be replayed, enabled in the ruleset or not: a replay checks the
-    play, not the bidding.
+    Raises :class:`ReplayError` naming the first problem. The record's ``deck`` replaces the ruleset's deck; its
+    ``tariff`` numbers override the ruleset's; ``klopfen`` and ``kontra`` set the doublings. Any contract may be
+    given, enabled in the ruleset or not.
     """
     if not isinstance(record, dict):
         raise ReplayError("a replay record must be a JSON object")
@@ -112,16 +112,28 @@ def replay(record: dict, rules: Ruleset | str | None = None) -> GameResult:
     except InvalidGame as e:
         raise ReplayError(str(e)) from None
     game.doublings = _doublings(record, rules, contract, declarer, game.partner)
+    return game
 
-    tricks = record["tricks"]
-    if not isinstance(tricks, list) or len(tricks) != rules.hand_size:
+
+def play_tricks(game: Game, tricks: Any, *, partial: bool = False) -> Game:
+    """Play a record's ``tricks`` on ``game``, checking every card and every leader.
+
+    A replay needs every trick of four cards; with ``partial`` the list may stop after any card (complete tricks,
+    then at most one trick of 1-3 cards, or nothing at all: the opening position).
+    """
+    n_tricks = game.n_tricks
+    deck = game.deck
+    if not isinstance(tricks, list) or (len(tricks) != n_tricks if not partial else len(tricks) > n_tricks):
         n = len(tricks) if isinstance(tricks, list) else "no list of"
-        raise ReplayError(f"{n} tricks recorded, a {deck}-deck game has {rules.hand_size}")
+        want = f"at most {n_tricks}" if partial else str(n_tricks)
+        raise ReplayError(f"{n} tricks recorded, a {deck}-deck game has {want}")
     for i, trick in enumerate(tricks, start=1):
         if not isinstance(trick, dict) or "cards" not in trick or not isinstance(trick["cards"], list):
             raise ReplayError(f"trick {i} must be an object with \"leader\" and a list of \"cards\"")
-        if len(trick["cards"]) != 4:
-            raise ReplayError(f"trick {i} has {len(trick['cards'])} cards, expected 4")
+        n_cards = len(trick["cards"])
+        if n_cards != 4 and not (partial and i == len(tricks) and 1 <= n_cards <= 3):
+            expected = "4 (only the last trick given may hold 1-3)" if partial else "4"
+            raise ReplayError(f"trick {i} has {n_cards} cards, expected {expected}")
         leader = _seat(trick.get("leader"), f"trick {i} leader")
         if leader != game.leader:
             why = "seat 0 (forehand) leads the first trick" if i == 1 else f"seat {game.leader} won trick {i - 1}"
@@ -135,7 +147,18 @@ def replay(record: dict, rules: Ruleset | str | None = None) -> GameResult:
                 game.play(c)
             except IllegalPlay as e:
                 raise ReplayError(str(e)) from None
-    return game.result()
+    return game
+
+
+def replay(record: dict, rules: Ruleset | str | None = None) -> GameResult:
+    """Replay one record; return the scored result or raise :class:`ReplayError` naming the first problem.
+
+    ``rules`` is a Ruleset, a preset name or a TOML path (default: the default preset). The record's ``deck``
+    replaces the ruleset's deck. Any contract may be replayed, enabled in the ruleset or not: a replay checks the
+    play, not the bidding.
+    """
+    game = start_game(record, rules)
+    return play_tricks(game, record["tricks"]).result()
 
 
 @dataclass

@@ -1,0 +1,125 @@
+"""A position to solve: ruleset, contract, declarer, the hands as dealt and the cards played so far.
+
+Positions are checked by the referee (:mod:`simkit.reference`) when they are made, so every card played so far is
+known to be held and legal; the solver then rebuilds the same position in its kernel state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from simkit.cards import format_card
+from simkit.reference import Game, IllegalPlay, InvalidGame, count_laufende, price_of
+from simkit.replay import ReplayError, play_tricks, start_game
+from simkit.rules.contracts import RUFSPIEL, Contract
+from simkit.rules.ruleset import Ruleset, Tariff, load_ruleset
+
+
+class PositionError(ValueError):
+    """A position that cannot exist: a malformed record, a card not held, an illegal card, a wrong leader."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """Everything the solver needs. ``plays`` are the cards played so far, in order (the first trick led by seat
+    0, each later one by the winner of the trick before). ``doublings`` counts Kontra, Re and knocks (each doubles
+    the price); ``tariff`` defaults to the ruleset's."""
+
+    rules: Ruleset
+    contract: Contract
+    declarer: int
+    hands: tuple[int, int, int, int]
+    plays: tuple[int, ...] = ()
+    doublings: int = 0
+    tariff: Tariff | None = None
+    game: Game = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.tariff is None:
+            object.__setattr__(self, "tariff", self.rules.tariff)
+        object.__setattr__(self, "hands", tuple(int(h) for h in self.hands))
+        object.__setattr__(self, "plays", tuple(int(c) for c in self.plays))
+        try:
+            game = Game(self.rules, list(self.hands), self.contract, self.declarer, self.doublings, self.tariff)
+            for c in self.plays:
+                game.play(c)
+        except (InvalidGame, IllegalPlay) as e:
+            raise PositionError(str(e)) from None
+        object.__setattr__(self, "game", game)
+
+    # ------------------------------------------------------------------------------------------ making
+    @classmethod
+    def from_record(cls, record: dict, rules: Ruleset | str | None = None) -> Position:
+        """The position at the end of a replay record's ``tricks``, which may stop after any card (the last trick
+        may hold 1-3 cards; an empty list is the opening position). Raises :class:`PositionError` naming the
+        problem (the card and the rule for an illegal card)."""
+        try:
+            game = start_game(record, rules)
+            play_tricks(game, record["tricks"], partial=True)
+        except ReplayError as e:
+            raise PositionError(str(e)) from None
+        plays = [c for _, cards, _ in game.tricks for c in cards] + list(game.current)
+        return cls(game.rules, game.contract, game.declarer, tuple(game.dealt), tuple(plays), game.doublings,
+                   game.tariff)
+
+    @classmethod
+    def opening(cls, hands, contract: Contract, declarer: int, rules: Ruleset | str | None = None,
+                doublings: int = 0, tariff: Tariff | None = None) -> Position:
+        """The position before the first card."""
+        rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
+        return cls(rules, contract, declarer, tuple(hands), (), doublings, tariff)
+
+    def after(self, *cards: int) -> Position:
+        """The position after the seat(s) to move play ``cards`` (checked like every card)."""
+        return Position(self.rules, self.contract, self.declarer, self.hands, self.plays + tuple(cards),
+                        self.doublings, self.tariff)
+
+    # ----------------------------------------------------------------------------------------- reading
+    @property
+    def is_over(self) -> bool:
+        return self.game.is_over
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.game.is_over else self.game.to_play
+
+    def legal_cards(self) -> list[int]:
+        return [] if self.game.is_over else self.game.legal_cards()
+
+    @property
+    def partner(self) -> int | None:
+        return self.game.partner
+
+    @property
+    def team(self) -> frozenset[int]:
+        """The declaring side's seats."""
+        return frozenset(self.game.team)
+
+    def side_of(self, seat: int) -> str:
+        return "declaring" if seat in self.game.team else "defending"
+
+    @cached_property
+    def laufende(self) -> int:
+        return count_laufende(self.contract, list(self.hands), set(self.game.team), self.rules.deck)[0]
+
+    @cached_property
+    def level_payouts(self) -> tuple[int, ...]:
+        """The declarer seat's payout for each outcome level of the payout chain (simkit.solver.values): six
+        levels (lost schwarz .. won schwarz), two for a Tout (lost, won)."""
+        c = self.contract
+        mult = 1 if c.kind == RUFSPIEL else 3
+
+        def pay(won, schneider=False, schwarz=False):
+            price, _ = price_of(c, self.tariff, schneider=schneider, schwarz=schwarz, laufende=self.laufende,
+                                doublings=self.doublings)
+            return (price if won else -price) * mult
+
+        if c.tout:
+            return pay(False), pay(True)
+        return (pay(False, True, True), pay(False, True), pay(False), pay(True), pay(True, True),
+                pay(True, True, True))
+
+    def __str__(self) -> str:
+        played = " ".join(format_card(c) for c in self.plays) or "-"
+        return f"{self.contract} by seat {self.declarer}, played: {played}"

@@ -1,0 +1,195 @@
+"""What the solver answers, built from null-window searches (numba).
+
+* a **threshold** ("can the declaring side reach at least k points / t tricks?") is one null-window search;
+* the **exact** measure of a position is MTD(f): null-window searches that close in on the value from a first
+  guess, every probe leaving proven bounds in the table for the next;
+* a **level** is the number of satisfied thresholds of a monotone chain (each implies the ones before it), found by
+  bisection over the chain. ``win`` is the chain [61 points] (a Tout: [every trick]); ``payout`` is the chain of
+  the six outcomes of RULES.md 2.5 (lost schwarz < lost schneider < lost < won < won schneider < won schwarz:
+  [1 trick, 31 points, 61 points, 91 points, every trick]), which the Python layer maps to the tariff's price;
+* **card values**: the exact measure or level of the position after each legal card of the seat to move
+  (equivalent cards are searched once and share the value).
+
+``ws`` is the workspace tuple (table keys, table meta, table values, stack frames, move lists, move scores,
+statistics) of :class:`simkit.solver.api.Workspace`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.solver.jit import solver_jit
+from simkit.engine.bits import cttz, popcount
+from simkit.solver.search import (
+    ABORTED,
+    C_ACE_BIT,
+    C_CALLED,
+    C_CALLED_MASK,
+    C_KEY,
+    C_PARTNER,
+    C_RUN_MIN,
+    C_TEAM,
+    INF,
+    MEASURE_POINTS,
+    NS,
+    S_DP,
+    S_DT,
+    S_K,
+    S_LEADER,
+    S_REMPTS,
+    S_SEARCHED,
+    S_TP,
+    T_LOWER,
+    apply_card,
+    legal_now,
+    reduce_equivalent,
+    search,
+)
+
+OBJ_POINTS = 0  # the exact final card points of the declaring side
+OBJ_LEVEL = 1  # the number of satisfied thresholds of a chain (win, payout)
+
+
+@solver_jit
+def init_position(h0, h1, h2, h3, called, declarer, run_min, ctx_variant, points, suit_mask_v, s, ctx):
+    """Fill ``s`` with the opening position of a deal and ``ctx`` with its context. ``called`` is the called suit
+    of a Rufspiel, else -1; ``ctx_variant`` the contract variant (0..14), used only in the table key."""
+    s[0] = np.int64(h0)
+    s[1] = np.int64(h1)
+    s[2] = np.int64(h2)
+    s[3] = np.int64(h3)
+    for j in range(4, NS):
+        s[j] = 0
+    s[S_SEARCHED] = 1 if called < 0 else 0
+    rem = 0
+    m = s[0] | s[1] | s[2] | s[3]
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        rem += points[c]
+    s[S_REMPTS] = rem
+    partner = -1
+    ace_bit = np.int64(0)
+    called_mask = np.int64(0)
+    if called >= 0:
+        ace_bit = np.int64(1) << np.int64(8 * called + 7)
+        called_mask = np.int64(suit_mask_v[called])
+        for seat in range(4):
+            if s[seat] & ace_bit:
+                partner = seat
+    team = np.int64(1) << np.int64(declarer)
+    if partner >= 0:
+        team |= np.int64(1) << np.int64(partner)
+    ctx[C_CALLED] = called
+    ctx[C_TEAM] = team
+    ctx[C_PARTNER] = partner
+    ctx[C_ACE_BIT] = ace_bit
+    ctx[C_CALLED_MASK] = called_mask
+    ctx[C_RUN_MIN] = run_min
+    ctx[C_KEY] = ctx_variant | ((called + 1) << 4) | (team << 7) | (min(run_min, 15) << 11)
+
+
+@solver_jit(inline="always")
+def _search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws):
+    return search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
+
+
+@solver_jit
+def at_least(s, ctx, tabs, suit_mask, measure, k, ws):
+    """1 if the declaring side can reach a final ``measure`` of at least ``k``, else 0 (-1: node limit hit)."""
+    g = _search(s, ctx, tabs, suit_mask, measure, k - 1, k, ws)
+    if g == ABORTED:
+        return -1
+    return 1 if g >= k else 0
+
+
+@solver_jit(inline="always")
+def _bounds(s, measure):
+    if measure == MEASURE_POINTS:
+        return s[S_DP], s[S_DP] + s[S_REMPTS] + s[S_TP]
+    seat = (s[S_LEADER] + s[S_K]) & 3
+    return s[S_DT], s[S_DT] + popcount(s[seat])
+
+
+@solver_jit
+def exact(s, ctx, tabs, suit_mask, measure, guess, ws):
+    """The exact final ``measure`` under best play by both sides (MTD(f) from ``guess``); ABORTED on the limit."""
+    lower, upper = _bounds(s, measure)
+    g = min(max(guess, lower), upper)
+    lo = -INF  # the value is known to be >= lo ...
+    hi = INF  # ... and <= hi; every probe moves one of them
+    while lo < hi:
+        beta = g if g > lo else lo + 1
+        g = _search(s, ctx, tabs, suit_mask, measure, beta - 1, beta, ws)
+        if g == ABORTED:
+            return ABORTED
+        if g < beta:
+            hi = g
+        else:
+            lo = g
+    return g
+
+
+@solver_jit
+def level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws):
+    """How many thresholds of the monotone chain ``(thr_measure[i], thr_value[i])`` the declaring side can force
+    (bisection, first probe at ``guess``); -1 on the node limit."""
+    lo = 0  # satisfied count is known to be >= lo
+    hi = n_thr  # ... and <= hi
+    first = True
+    while lo < hi:
+        if first and lo < guess <= hi:
+            mid = guess
+        elif first and guess == lo:
+            mid = lo + 1
+        else:
+            mid = (lo + hi + 1) // 2
+        first = False
+        r = at_least(s, ctx, tabs, suit_mask, thr_measure[mid - 1], thr_value[mid - 1], ws)
+        if r < 0:
+            return -1
+        if r == 1:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@solver_jit
+def position_value(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws):
+    if objective == OBJ_POINTS:
+        return exact(s, ctx, tabs, suit_mask, MEASURE_POINTS, guess, ws)
+    return level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws)
+
+
+@solver_jit
+def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, values, s2):
+    """Value of every legal card of the seat to move into ``values[card]`` (others untouched); returns the legal
+    mask, or -1 if the node limit was hit. ``s2`` is a scratch state."""
+    seat, legal = legal_now(s, ctx, suit_mask)
+    red = reduce_equivalent(s, seat, legal, ctx, tabs, MEASURE_POINTS)
+    g = guess
+    m = red
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        for j in range(NS):
+            s2[j] = s[j]
+        apply_card(s2, c, ctx, tabs)
+        v = position_value(s2, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, g, ws)
+        if v == ABORTED or v < 0 and objective != OBJ_POINTS:
+            return -1
+        values[c] = v
+        g = v
+    # the cards left out share the value of the weaker equivalent card they were reduced to
+    hand = s[seat]
+    m = legal & ~red
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        d = tabs[T_LOWER, c]
+        while not ((hand >> np.int64(d)) & 1 and (red >> np.int64(d)) & 1):
+            d = tabs[T_LOWER, d]
+        values[c] = values[d]
+    return legal
+
