@@ -18,8 +18,7 @@ import numpy as np
 
 from simkit.cards import format_card
 from simkit.rules.contracts import RUFSPIEL
-from simkit.rules.ruleset import Ruleset
-from simkit.rules.tables import N_VARIANTS, build_tables, variant_index
+from simkit.rules.tables import variant_index
 from simkit.solver.position import Position
 
 OBJECTIVES = ("points", "win", "payout")
@@ -36,34 +35,38 @@ class Workspace:
     """The transposition table and search stack, reused by every solve in a process. Entries hold proven bounds
     keyed on the whole remaining position, so positions of one game (and of different deals) share them safely."""
 
-    def __init__(self, table_bits: int = DEFAULT_TABLE_BITS):
-        from simkit.solver.search import MAX_PLY, N_STATS, NF, NS
+    def __init__(self, table_bits: int = DEFAULT_TABLE_BITS, flags: int | None = None):
+        from simkit.solver.search import ALL_FLAGS, MAX_PLY, N_STATS, NF, NS
+
+        self.flags = ALL_FLAGS if flags is None else flags  # speed-ups (search.FLAG_*): tests switch them off
 
         size = 1 << table_bits
         self.table_bits = table_bits
-        self.tt_keys = np.zeros((size, 2), np.uint64)
-        self.tt_meta = np.full(size, -1, np.int64)
-        self.tt_val = np.zeros((size, 4), np.int16)
+        self.table = np.zeros((size, 4), np.int64)  # key words, meta (-1: empty), packed bounds (search.tt_store)
+        self.table[:, 2] = -1
         self.frames = np.zeros((MAX_PLY, NF), np.int64)
         self.moves = np.zeros((MAX_PLY, 8), np.int8)
-        self.scores = np.zeros(8, np.int64)
+        self.keys = np.zeros(8, np.int64)
         self.stats = np.zeros(N_STATS, np.int64)
         self.state = np.zeros(NS, np.int64)
         self.scratch = np.zeros(NS, np.int64)
 
     def clear(self) -> None:
-        self.tt_meta[:] = -1
-        self.tt_val[:] = 0
+        """Forget every entry (O(1): entries of older generations no longer match)."""
+        from simkit.solver.search import ST_GEN
+
+        self.stats[ST_GEN] += 1
 
     @property
     def arrays(self) -> tuple:
-        return (self.tt_keys, self.tt_meta, self.tt_val, self.frames, self.moves, self.scores, self.stats)
+        return (self.table, self.frames, self.moves, self.keys, self.stats)
 
     def start(self, node_limit: int | None) -> None:
-        from simkit.solver.search import ST_ABORTED, ST_LIMIT, ST_NODES
+        from simkit.solver.search import ST_ABORTED, ST_LIMIT, ST_NODES, ST_PLY
 
         self.stats[ST_NODES] = 0
         self.stats[ST_ABORTED] = 0
+        self.stats[ST_PLY:] = 0
         self.stats[ST_LIMIT] = node_limit if node_limit is not None else (1 << 62)
 
     @property
@@ -79,39 +82,6 @@ def default_workspace() -> Workspace:
     if _DEFAULT is None:
         _DEFAULT = Workspace()
     return _DEFAULT
-
-
-# ---------------------------------------------------------------------------------------- rule tables
-
-_TABLES: dict[Ruleset, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def solver_tables(rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
-    """(tabs int64[15, N_TABS, 32], suit_mask uint32[15, 5]) from the engine's rule tables: per variant each card's
-    strength, effective suit and points, and the next weaker card of its effective suit (-1: none)."""
-    key = rules
-    if key in _TABLES:
-        return _TABLES[key]
-    from simkit.solver.search import N_TABS, T_ABOVE, T_EFF, T_LOWER, T_POINTS, T_STRENGTH
-
-    t = build_tables(rules)
-    tabs = np.zeros((N_VARIANTS, N_TABS, 32), np.int64)
-    for v in range(N_VARIANTS):
-        tabs[v, T_STRENGTH] = t.strength[v]
-        tabs[v, T_EFF] = t.eff_suit[v]
-        tabs[v, T_POINTS] = t.points
-        for c in range(32):
-            tabs[v, T_LOWER, c] = -1
-            if not (t.deck_mask >> c) & 1:
-                continue
-            below = [d for d in range(32) if (t.deck_mask >> d) & 1 and t.eff_suit[v, d] == t.eff_suit[v, c]
-                     and t.strength[v, d] < t.strength[v, c]]
-            if below:
-                tabs[v, T_LOWER, c] = max(below, key=lambda d: t.strength[v, d])
-            tabs[v, T_ABOVE, c] = sum(1 << d for d in range(32) if (t.deck_mask >> d) & 1
-                                      and t.eff_suit[v, d] == t.eff_suit[v, c] and t.strength[v, d] > t.strength[v, c])
-    _TABLES[key] = (tabs, np.ascontiguousarray(t.suit_mask))
-    return _TABLES[key]
 
 
 def _chain(pos: Position, objective: str) -> tuple[int, np.ndarray, np.ndarray]:
@@ -133,24 +103,27 @@ def _chain(pos: Position, objective: str) -> tuple[int, np.ndarray, np.ndarray]:
 
 
 def _kernel_position(pos: Position, ws: Workspace):
-    """(state, ctx, tabs row, suit masks row) of a position in the kernel's terms."""
-    from simkit.solver.search import NC, S_SEARCHED
+    """(state, ctx, tabs, suit masks, card_of) of a position in the kernel's terms (rank space)."""
+    from simkit.cards import ASS
+    from simkit.solver.search import C_FLAGS, NC, S_SEARCHED, apply_card
+    from simkit.solver.tables import solver_tables, to_ids
     from simkit.solver.values import init_position
-    from simkit.solver.search import apply_card
 
-    tabs_all, masks_all = solver_tables(pos.rules)
+    st = solver_tables(pos.rules)
     v = variant_index(pos.contract)
-    tabs = tabs_all[v]
-    masks = masks_all[v]
+    tabs, masks, id_of = st.tabs[v], st.suit_mask[v], st.id_of[v]
     called = pos.contract.suit if pos.contract.kind == RUFSPIEL else -1
+    ace_id = int(id_of[8 * called + ASS]) if called >= 0 else -1
     s = ws.state
     ctx = np.zeros(NC, np.int64)
-    h = pos.hands
-    init_position(h[0], h[1], h[2], h[3], called, pos.declarer, pos.rules.run_away_min, v, tabs[2], masks, s, ctx)
+    h = [to_ids(x, id_of) for x in pos.hands]
+    init_position(h[0], h[1], h[2], h[3], called, ace_id, pos.declarer, pos.rules.run_away_min, v, tabs, masks,
+                  s, ctx)
+    ctx[C_FLAGS] = ws.flags
     for c in pos.plays:
-        apply_card(s, c, ctx, tabs)
+        apply_card(s, int(id_of[c]), ctx, tabs)
     assert bool(s[S_SEARCHED]) == (called < 0 or pos.game.searched), "kernel and referee disagree on the search"
-    return s, ctx, tabs, masks
+    return s, ctx, tabs, masks, st.card_of[v]
 
 
 def _to_objective(pos: Position, objective: str, raw: int) -> int:
@@ -203,13 +176,13 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
         v = _final(position, objective)
         return Solution(objective, None, {}, [], v, 0, time.perf_counter() - t0)
     ws.start(node_limit)
-    s, ctx, tabs, masks = _kernel_position(position, ws)
+    s, ctx, tabs, masks, card_of = _kernel_position(position, ws)
     raw = np.full(32, -(1 << 40), np.int64)
-    guess = position_guess(position)
+    guess = position_guess(position) if kobj == 0 else 0
     legal = card_values(s, ctx, tabs, masks, kobj, thr_m, thr_v, len(thr_m), guess, ws.arrays, raw, ws.scratch)
     if legal < 0:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
-    values = {c: _to_objective(position, objective, int(raw[c])) for c in range(32) if (legal >> c) & 1}
+    values = {int(card_of[i]): _to_objective(position, objective, int(raw[i])) for i in range(32) if (legal >> i) & 1}
     maximise = position.to_move in position.team
     v = max(values.values()) if maximise else min(values.values())
     best = [c for c, x in values.items() if x == v]
@@ -243,7 +216,7 @@ def position_value(position: Position, objective: str = "points", *, workspace: 
     ws = workspace or default_workspace()
     kobj, thr_m, thr_v = _chain(position, objective)
     ws.start(node_limit)
-    s, ctx, tabs, masks = _kernel_position(position, ws)
+    s, ctx, tabs, masks, _ = _kernel_position(position, ws)
     guess = position_guess(position) if kobj == 0 else 0
     raw = kernel_value(s, ctx, tabs, masks, kobj, thr_m, thr_v, len(thr_m), guess, ws.arrays)
     if ws.stats[2]:
@@ -266,7 +239,7 @@ def threshold(position: Position, *, points: int | None = None, tricks: int | No
         return (r.declarer_points if points is not None else r.declarer_tricks) >= k
     ws = workspace or default_workspace()
     ws.start(node_limit)
-    s, ctx, tabs, masks = _kernel_position(position, ws)
+    s, ctx, tabs, masks, _ = _kernel_position(position, ws)
     r = at_least(s, ctx, tabs, masks, measure, int(k), ws.arrays)
     if r < 0:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")

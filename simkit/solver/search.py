@@ -9,54 +9,61 @@ outcome:
 Everything else the solver answers (win, payout, every card's value) is built from null-window searches on these
 two measures (:mod:`simkit.solver.values`).
 
-The rules come from the same tables and the same inline functions as the engine (``legal_cards`` and
-``trick_step`` of :mod:`simkit.engine.kernel`), so the called-ace rules cannot drift between the two.
+Rank space
+----------
+Inside the solver a card is not ``8 * suit + rank`` but its place in the contract's order: the side suits E, G,
+H, S each take a run of consecutive ids, weakest first, and the trumps take the highest ids, weakest first
+(:func:`simkit.solver.tables.solver_tables` builds the map from the engine's rule tables). So a card's id is its
+trick strength, an effective suit is a range of bits, "the cards above x" is a shift, and the best card of a
+suit in a hand is its highest bit. The rules are still the engine's: ``legal_cards`` and ``trick_step`` of
+:mod:`simkit.engine.kernel`, given the masks and strengths of rank space, so the called-ace rules cannot drift.
 
 Position state
 --------------
 ``s`` is an int64 array (indices ``S_*``): the four remaining hands, the leader of the current trick, how many
-cards it holds (``k``), its led effective suit, the seat/effective suit/strength of its best card, its points and
-card mask, the declaring side's points and tricks so far, whether the called suit is searched, and the points
-still in the hands. The search changes ``s`` while it runs and leaves it as it found it.
+cards it holds (``k``), its led effective suit, the seat/effective suit/id of its best card, its points and card
+mask, the declaring side's points and tricks so far, whether the called suit is searched, and the points still
+in the hands. The search changes ``s`` while it runs and leaves it as it found it.
 
 Context
 -------
-``ctx`` (indices ``C_*``) is what does not change during a game: the rule-table rows of the contract variant, the
-called suit, the declaring side's seats (``team`` bits), the holder of the called ace, the run-away minimum and
-the table key of all of that. ``tabs`` holds per card: strength, effective suit, points and the next weaker card
-of the same effective suit (``lower``, for equivalent cards); ``suit_mask`` the five effective-suit masks.
+``ctx`` (indices ``C_*``) is what does not change during a game: the called suit, the declaring side's seats
+(``team`` bits), the holder of the called ace, its bit, the called suit's mask, the run-away minimum and the
+table key of all of that. ``tabs`` holds the contract's card tables in rank space (``T_*`` rows).
 
 Transposition table
 -------------------
-Keyed at trick boundaries on what is left, not on how it was reached: the four remaining hands, the leader, the
-searched flag, the measure and the context key. It stores bounds ``[lo, hi]`` on the *remaining* measure (what
-the declaring side still takes from here), which do not depend on what was taken before, plus the best lead
-found. Only proven bounds are stored, so one table serves every position of a game, every objective and many
-deals (a key holds the whole hands, so entries of different deals never mix). Two-way buckets; the entry with
-fewer cards left is replaced first.
+Keyed at trick boundaries on what is left, not on how it was reached: the four remaining hands (with the cards of
+each *run* of equal cards moved to its bottom, see :func:`table_key`), the leader, the searched flag, the measure,
+the context key and a generation. It stores bounds ``[lo, hi]`` on the *remaining* measure (what the declaring
+side still takes from here), which do not depend on what was taken before, plus the best move found. Only proven
+bounds are stored, so one table serves every position of a game, every objective and many deals (a key holds the
+whole hands, so entries of different deals never mix); ``Workspace.clear`` starts a new generation. Two-way
+buckets of one 64-byte line; the entry of an older generation, else the one with fewer cards left, is replaced.
 
 Speed
 -----
-* equivalent cards: two legal cards of one hand that no card still in play (other hands, current trick) separates
-  in the strength order of their effective suit and that are worth the same points (for the tricks measure: any
-  points) play alike: only the weakest is searched (:func:`gen_moves`);
-* move ordering: the table's best lead first, then winning cheaply against opponents, loading points onto a
-  partner's trick, leading high trumps for the declaring side and aces for the defenders;
-* bounds at every node (what is taken already, what is still out) and the last trick evaluated directly.
+* equivalent cards: two legal cards of one hand with no card still in play (other hands, current trick) between
+  them in their effective suit, worth the same points (for the tricks measure: any points), play alike: only the
+  weaker is searched (:func:`reduce_equivalent`);
+* move ordering by masks (:func:`gen_moves`): the table's move first; following, win cheaply against opponents and
+  load points onto a partner's trick; leading, high cards for the declaring side, aces then low cards for the
+  defenders;
+* bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and the last
+  trick evaluated directly.
 
-numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the
-explicit stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of
-``s`` to restore before the next move.
+numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
+stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simkit.solver.jit import solver_jit
-from simkit.engine.bits import cttz, popcount
+from simkit.engine.bits import cttz, msb, popcount
 from simkit.engine.kernel import legal_cards, trick_step
 from simkit.rules.tables import TRUMP
+from simkit.solver.jit import solver_jit
 
 MEASURE_POINTS = 0
 MEASURE_TRICKS = 1
@@ -69,7 +76,7 @@ S_K = 5  # cards in the current trick
 S_LED = 6
 S_BSEAT = 7
 S_BEFF = 8
-S_BSTR = 9
+S_BEST = 9  # id of the best card of the current trick (its strength)
 S_TP = 10  # points in the current trick
 S_TRICK = 11  # mask of the current trick's cards
 S_DP = 12  # declaring side's points so far
@@ -82,38 +89,50 @@ NS = 16
 C_CALLED = 0  # called suit, -1 unless Rufspiel
 C_TEAM = 1  # bit s set: seat s is on the declaring side
 C_PARTNER = 2  # holder of the called ace (-1 unless Rufspiel)
-C_ACE_BIT = 3
-C_CALLED_MASK = 4
+C_ACE_BIT = 3  # the called ace (rank space)
+C_CALLED_MASK = 4  # the called suit's cards (rank space)
 C_RUN_MIN = 5
 C_KEY = 6  # context part of the table key (variant, called, team, run-away minimum)
-NC = 7
+C_FLAGS = 7  # which speed-ups are on (FLAG_*); they change the work, never a value
+NC = 8
 
-# --- card tables ``tabs`` (int64[4, 32])
-T_STRENGTH = 0
-T_EFF = 1
-T_POINTS = 2
-T_LOWER = 3
-T_ABOVE = 4  # mask of the cards of the same effective suit stronger than the card
-N_TABS = 5
+FLAG_BOUNDS = 1  # guaranteed(): sure trumps, quick tricks, drawing trumps
+FLAG_RUNS = 2  # table keys relative to the runs of equal cards
+FLAG_EQUIVALENT = 4  # equivalent cards searched once
+ALL_FLAGS = FLAG_BOUNDS | FLAG_RUNS | FLAG_EQUIVALENT
 
-# cards by points, cheapest first (9/8/7, Unter, Ober, Koenig, Zehn, Ass), for "the j cheapest cards of a hand"
-_CLASS_RANKS = ((0, 1, 2), (3,), (4,), (5,), (6,), (7,))
-_CLASS_MASKS = np.array([sum(1 << (8 * s + r) for s in range(4) for r in ranks) for ranks in _CLASS_RANKS], np.int64)
+# --- card tables ``tabs`` (int64[N_TABS, 32]) of one contract, in rank space
+T_EFF = 0  # effective suit of each id (0..3, TRUMP)
+T_POINTS = 1  # card points of each id
+T_BELOW = 2  # mask of the ids of the same effective suit below the id
+T_ABOVE = 3  # mask of the ids of the same effective suit above the id
+T_CLASS = 4  # columns 0..5: masks of the ids worth 0, 2, 3, 4, 10, 11 points (cheapest first)
+T_RUNS = 5  # columns 2r, 2r+1: lowest id and length of run r (length 0 ends the list)
+T_DEAR = 6  # move-ordering keys (higher first): dearest first (then strongest) ...
+T_CHEAP = 7  # ... cheapest first (then weakest) ...
+T_HIGH = 8  # ... strongest first ...
+T_LOW = 9  # ... weakest first
+N_TABS = 10
+MAX_RUNS = 8
+
 _CLASS_POINTS = np.array([0, 2, 3, 4, 10, 11], np.int64)
 
 # --- stack frame fields ``fr[p, F_*]`` (then the NS snapshot values from F_SNAP)
 F_ALPHA = 0
 F_BETA = 1
-F_A0 = 2  # window searched (after the table's bounds narrowed it), for the store
+F_A0 = 2  # window searched (after the bounds narrowed it), for the store
 F_B0 = 3
 F_G = 4  # best value so far
 F_MAX = 5  # 1: the declaring side moves
 F_N = 6  # moves
 F_I = 7  # next move
-F_SLOT = 8  # table slot hash of a trick-boundary node, -1 otherwise
+F_SLOT = 8  # table bucket of a trick-boundary node, -1 otherwise
 F_BASE = 9  # measure already taken at a trick-boundary node
 F_BEST = 10  # best move so far
-F_SNAP = 11
+F_K1 = 11  # table key of a trick-boundary node
+F_K2 = 12
+F_META = 13
+F_SNAP = 14
 NF = F_SNAP + NS
 MAX_PLY = 33
 
@@ -121,27 +140,70 @@ MAX_PLY = 33
 ST_NODES = 0
 ST_LIMIT = 1  # abort once nodes exceed this (the search then returns ABORTED)
 ST_ABORTED = 2
-ST_PLY = 3  # nodes at each ply from the root (where the time goes)
+ST_GEN = 3  # table generation: entries of older generations are ignored (clearing the table is O(1))
+ST_PLY = 4  # nodes at each ply from the root (where the time goes)
 N_STATS = ST_PLY + MAX_PLY + 1
 ABORTED = -INF
+GEN_SHIFT = 24
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _M3 = np.uint64(0x165667B19E3779F9)
 
 
+# ------------------------------------------------------------------------------------------ table
+
 @solver_jit(inline="always")
-def table_key(s, ctx, measure):
-    k1 = np.uint64(s[0]) | (np.uint64(s[1]) << np.uint64(32))
-    k2 = np.uint64(s[2]) | (np.uint64(s[3]) << np.uint64(32))
-    meta = s[S_LEADER] | (s[S_SEARCHED] << 2) | (measure << 3) | (ctx[C_KEY] << 4)
+def table_key(s, ctx, tabs, measure, gen):
+    """The table key of a trick-boundary position: the four hands *relative to what is left*, then the leader,
+    the searched flag, the measure, the context and the generation.
+
+    A *run* is a group of cards next to each other in one effective suit and worth the same points (the four Ober
+    of a Rufspiel, its four Unter, the 9 8 7 of a suit). Which cards of a run were played does not matter to the
+    rest of the game, only which seats hold the ones left, in order: so the cards left of each run are moved to its
+    lowest ids (keeping their order and holders) before keying, and positions that differ only in which cards of
+    a run are gone share one entry."""
+    h0 = s[0]
+    h1 = s[1]
+    h2 = s[2]
+    h3 = s[3]
+    left = h0 | h1 | h2 | h3
+    for r in range(MAX_RUNS if ctx[C_FLAGS] & FLAG_RUNS else 0):
+        n = tabs[T_RUNS, 2 * r + 1]
+        if n == 0:
+            break
+        lo = tabs[T_RUNS, 2 * r]
+        rm = ((np.int64(1) << n) - 1) << lo
+        present = left & rm
+        if present == rm or present == 0:
+            continue
+        j = lo
+        m = present
+        while m != 0:
+            x = cttz(m)
+            m &= m - 1
+            if x != j:  # move the card at x down to j (free: the cards below x moved already)
+                bit = np.int64(1) << x
+                nb = np.int64(1) << j
+                if h0 & bit:
+                    h0 ^= bit | nb
+                elif h1 & bit:
+                    h1 ^= bit | nb
+                elif h2 & bit:
+                    h2 ^= bit | nb
+                else:
+                    h3 ^= bit | nb
+            j += 1
+    k1 = h0 | (h1 << 32)
+    k2 = h2 | (h3 << 32)
+    meta = s[S_LEADER] | (s[S_SEARCHED] << 2) | (measure << 3) | (ctx[C_KEY] << 4) | (gen << GEN_SHIFT)
     return k1, k2, meta
 
 
 @solver_jit(inline="always")
 def slot_of(k1, k2, meta, mask):
     """Bucket of a key: the words folded together, then murmur3's finalizer so every card moves every bit."""
-    h = k1 ^ (k2 * _M1) ^ (np.uint64(meta) * _M3)
+    h = np.uint64(k1) ^ (np.uint64(k2) * _M1) ^ (np.uint64(meta) * _M3)
     h ^= h >> np.uint64(33)
     h *= _M2
     h ^= h >> np.uint64(29)
@@ -151,35 +213,47 @@ def slot_of(k1, k2, meta, mask):
 
 
 @solver_jit(inline="always")
-def tt_find(tt_keys, tt_meta, slot, k1, k2, meta):
-    for j in range(2):
-        i = slot + j
-        if tt_meta[i] == meta and tt_keys[i, 0] == k1 and tt_keys[i, 1] == k2:
+def tt_find(tt, slot, k1, k2, meta):
+    """The entry of a key in its bucket, or -1."""
+    for i in range(slot, slot + 2):
+        if tt[i, 2] == meta and tt[i, 0] == k1 and tt[i, 1] == k2:
             return i
     return -1
 
 
 @solver_jit(inline="always")
-def tt_store(tt_keys, tt_meta, tt_val, slot, k1, k2, meta, lo, hi, move, cards_left):
-    i = tt_find(tt_keys, tt_meta, slot, k1, k2, meta)
-    if i >= 0:
-        if lo > tt_val[i, 0]:
-            tt_val[i, 0] = lo
-        if hi < tt_val[i, 1]:
-            tt_val[i, 1] = hi
-        if move >= 0:
-            tt_val[i, 2] = move
-        return
-    # replace the entry with fewer cards left (less work lost); an empty entry has meta -1 and 0 cards
-    i = slot if tt_val[slot, 3] <= tt_val[slot + 1, 3] else slot + 1
-    tt_keys[i, 0] = k1
-    tt_keys[i, 1] = k2
-    tt_meta[i] = meta
-    tt_val[i, 0] = lo
-    tt_val[i, 1] = hi
-    tt_val[i, 2] = move
-    tt_val[i, 3] = cards_left
+def tt_unpack(word):
+    """(lo, hi, move) of an entry's value word."""
+    return (word & 0xFFFF) - 32768, ((word >> 16) & 0xFFFF) - 32768, ((word >> 32) & 0xFF) - 1
 
+
+@solver_jit(inline="always")
+def tt_store(tt, slot, k1, k2, meta, lo, hi, move, cards_left):
+    """Merge proven bounds into the key's entry, or replace the bucket's entry of an older generation or with
+    fewer cards left (less work lost)."""
+    i = tt_find(tt, slot, k1, k2, meta)
+    if i >= 0:
+        olo, ohi, omove = tt_unpack(tt[i, 3])
+        lo = max(lo, olo)
+        hi = min(hi, ohi)
+        if move < 0:
+            move = omove
+    else:
+        gen = meta >> GEN_SHIFT
+        w0 = tt[slot, 3] >> 40
+        w1 = tt[slot + 1, 3] >> 40
+        if (tt[slot, 2] >> GEN_SHIFT) != gen:
+            w0 = -1
+        if (tt[slot + 1, 2] >> GEN_SHIFT) != gen:
+            w1 = -1
+        i = slot if w0 <= w1 else slot + 1
+        tt[i, 0] = k1
+        tt[i, 1] = k2
+        tt[i, 2] = meta
+    tt[i, 3] = (lo + 32768) | ((hi + 32768) << 16) | ((move + 1) << 32) | (cards_left << 40)
+
+
+# ------------------------------------------------------------------------------------------ moves
 
 @solver_jit(inline="always")
 def apply_card(s, c, ctx, tabs):
@@ -190,21 +264,10 @@ def apply_card(s, c, ctx, tabs):
     s[seat] &= ~bit
     p = tabs[T_POINTS, c]
     s[S_REMPTS] -= p
-    led, bseat, beff, bstr = trick_step(k, seat, tabs[T_EFF, c], tabs[T_STRENGTH, c], s[S_LED], s[S_BSEAT],
-                                        s[S_BEFF], s[S_BSTR])
-    s[S_LED] = led
-    s[S_BSEAT] = bseat
-    s[S_BEFF] = beff
-    s[S_BSTR] = bstr
-    if k == 0:
-        s[S_TP] = p
-        s[S_TRICK] = bit
-    else:
-        s[S_TP] += p
-        s[S_TRICK] |= bit
+    led, bseat, beff, best = trick_step(k, seat, tabs[T_EFF, c], c, s[S_LED], s[S_BSEAT], s[S_BEFF], s[S_BEST])
     if k == 3:
         if (ctx[C_TEAM] >> bseat) & 1:
-            s[S_DP] += s[S_TP]
+            s[S_DP] += s[S_TP] + p
             s[S_DT] += 1
         if led == ctx[C_CALLED]:
             s[S_SEARCHED] = 1
@@ -212,8 +275,14 @@ def apply_card(s, c, ctx, tabs):
         s[S_K] = 0
         s[S_TP] = 0
         s[S_TRICK] = 0
-    else:
-        s[S_K] = k + 1
+        return
+    s[S_LED] = led
+    s[S_BSEAT] = bseat
+    s[S_BEFF] = beff
+    s[S_BEST] = best
+    s[S_TP] += p
+    s[S_TRICK] |= bit
+    s[S_K] = k + 1
 
 
 @solver_jit(inline="always")
@@ -231,89 +300,92 @@ def legal_now(s, ctx, suit_mask):
 
 @solver_jit(inline="always")
 def reduce_equivalent(s, seat, legal, ctx, tabs, measure):
-    """The legal cards less those equivalent to a weaker legal card of the same hand (see the module doc)."""
-    hand = s[seat]
-    others = ((s[0] | s[1] | s[2] | s[3]) & ~hand) | s[S_TRICK]
+    """The legal cards less those equivalent to a weaker legal card of the same hand: the next card below in its
+    effective suit that is still in play is that legal card, worth the same points (any points for tricks). The
+    unsearched called ace in its holder's hand is never reduced (the rules single it out)."""
+    present = s[0] | s[1] | s[2] | s[3] | s[S_TRICK]
     special = ctx[C_ACE_BIT] if (s[S_SEARCHED] == 0 and seat == ctx[C_PARTNER]) else np.int64(0)
     out = legal
-    m = legal
+    m = legal & ~special
     while m != 0:
         c = cttz(m)
         m &= m - 1
-        bit = np.int64(1) << np.int64(c)
-        if bit == special:
+        below = present & tabs[T_BELOW, c]
+        if below == 0:
             continue
-        d = tabs[T_LOWER, c]
-        while d >= 0:
-            bd = np.int64(1) << np.int64(d)
-            if others & bd:
-                break
-            if hand & bd:
-                if (legal & bd) and bd != special and (measure == MEASURE_TRICKS or
-                                                       tabs[T_POINTS, d] == tabs[T_POINTS, c]):
-                    out &= ~bit
-                break
-            d = tabs[T_LOWER, d]  # played in an earlier trick: look further down
+        d = msb(below)
+        bd = np.int64(1) << d
+        if (legal & bd) != 0 and bd != special and (measure == MEASURE_TRICKS or
+                                                    tabs[T_POINTS, d] == tabs[T_POINTS, c]):
+            out &= ~(np.int64(1) << c)
     return out
 
 
 @solver_jit(inline="always")
-def gen_moves(s, seat, moves, p, legal, ctx, tabs, hint, scores):
-    """Write the cards of ``legal`` into ``moves[p]`` best first; return how many."""
-    k = s[S_K]
+def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
+    """Write the cards of ``legal`` into ``moves[p]``, the likeliest cut-off first; return how many.
+
+    The table's move first; then two groups, each in the order of one of the ``T_DEAR``.. ``T_LOW`` rows:
+    leading, the declaring side plays trumps from the top, then the dearest side cards; the defenders their side
+    aces and tens, then the cheapest cards. Following the partner's trick: load the dearest card that does not
+    overtake, else overtake as low as possible; following the opponents' trick: win with the dearest winner, else
+    throw the cheapest card. ``keys`` is an int64[8] scratch array."""
     team = ctx[C_TEAM]
     mine = (team >> seat) & 1
+    k = s[S_K]
+    tm = np.int64(suit_mask[TRUMP])
+    if k == 0:
+        if mine:
+            first, r1, r2 = legal & tm, T_HIGH, T_DEAR
+        else:
+            first, r1, r2 = legal & ~tm & (tabs[T_CLASS, 4] | tabs[T_CLASS, 5]), T_DEAR, T_CHEAP
+    else:
+        best = s[S_BEST]
+        beats = tabs[T_ABOVE, best] if s[S_BEFF] == TRUMP else tabs[T_ABOVE, best] | tm
+        if ((team >> s[S_BSEAT]) & 1) == mine:
+            first, r1, r2 = legal & ~beats, T_DEAR, T_LOW
+        else:
+            first, r1, r2 = legal & beats, T_DEAR, T_CHEAP
     n = 0
     m = legal
     while m != 0:
         c = cttz(m)
         m &= m - 1
-        st = tabs[T_STRENGTH, c]
-        pts = tabs[T_POINTS, c]
-        e = tabs[T_EFF, c]
         if c == hint:
-            sc = 100000
-        elif k == 0:
-            if mine:
-                sc = st * 4 + pts  # declaring side: high trumps, then high side cards
-            elif e != TRUMP and st >= 6:
-                sc = 5000 + pts  # defenders: side-suit aces/tens first ...
-            else:
-                sc = 1000 - st * 4 - pts  # ... else low cards
+            key = 3 << 10
+        elif (first >> c) & 1:
+            key = (2 << 10) | tabs[r1, c]
         else:
-            beff = s[S_BEFF]
-            wins = (e == beff or e == TRUMP) and st > s[S_BSTR]
-            friend = ((team >> s[S_BSEAT]) & 1) == mine
-            if friend:
-                if wins:
-                    sc = 2000 + pts * 8 - st
-                else:
-                    sc = 3000 + pts * 8  # load points onto the partner's trick
-            else:
-                if wins:
-                    sc = 4000 + pts * 8 - st  # win as cheaply as possible, points welcome
-                else:
-                    sc = 1000 - pts * 8 - st  # throw the least
-        # insertion into the sorted list
+            key = (1 << 10) | tabs[r2, c]
         j = n
-        while j > 0 and scores[j - 1] < sc:
-            scores[j] = scores[j - 1]
+        while j > 0 and keys[j - 1] < key:
+            keys[j] = keys[j - 1]
             moves[p, j] = moves[p, j - 1]
             j -= 1
-        scores[j] = sc
+        keys[j] = key
         moves[p, j] = c
         n += 1
     return n
 
 
+# ------------------------------------------------------------------------------------------ bounds
+
 @solver_jit(inline="always")
-def cheapest_points(hand, j):
+def mask_points(m, tabs):
+    """Card points of a mask."""
+    return (2 * popcount(m & tabs[T_CLASS, 1]) + 3 * popcount(m & tabs[T_CLASS, 2])
+            + 4 * popcount(m & tabs[T_CLASS, 3]) + 10 * popcount(m & tabs[T_CLASS, 4])
+            + 11 * popcount(m & tabs[T_CLASS, 5]))
+
+
+@solver_jit(inline="always")
+def cheapest_points(hand, j, tabs):
     """The points of the ``j`` cheapest cards of ``hand`` (all of them if it holds fewer)."""
     total = 0
     for i in range(6):
         if j <= 0:
             break
-        n = popcount(hand & _CLASS_MASKS[i])
+        n = popcount(hand & tabs[T_CLASS, i])
         if n > j:
             n = j
         total += n * _CLASS_POINTS[i]
@@ -322,113 +394,150 @@ def cheapest_points(hand, j):
 
 
 @solver_jit(inline="always")
-def guaranteed(s, side, tabs, suit_mask):
+def above_all(mine, theirs):
+    """The cards of ``mine`` above every card of ``theirs`` (both within one effective suit)."""
+    if theirs == 0:
+        return mine
+    return mine & ~((np.int64(2) << msb(theirs)) - 1)
+
+
+@solver_jit(inline="always")
+def guaranteed(s, side, tabs, suit_mask, enough):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
     * Sure trumps: trumps stronger than every trump of the other side. Each lands in a trick the side wins, so
       its points are the side's; one player's sure trumps win that many distinct tricks.
-    * Quick tricks, when the side is on lead: the leader's side-suit cards stronger than every card of that suit
-      the other side holds, cashed from the top while every opponent who holds a trump must still follow suit.
-      They are distinct tricks from the leader's trump tricks (each holds another card of his).
-    Into each of the distinct tricks counted, every opponent puts a card: at least his cheapest ones."""
-    tm = suit_mask[TRUMP]
+    * When the side is on lead, the leader's plan (distinct tricks, each holding a card of his):
+      - trump leads with his sure trumps; if they are at least as many as any opponent's trumps, he draws them all
+        (each opponent must follow trump), after which every trump of his wins and no side card can be ruffed;
+      - then he cashes his side-suit cards stronger than every opposing card of their suit, from the top, while
+        every opponent who still holds a trump must follow suit (without drawing: as long as each of them does).
+      Into those tricks each opponent, and the partner, must follow suit: at least their cheapest cards of the suit
+      led (all of the opponents' trumps when they are drawn).
+    * Otherwise, into the distinct tricks one player of the side is sure to win, every opponent puts a card: at
+      least his cheapest ones.
+    The opponents' cards are not added up when the side's own cards already make ``enough`` points."""
+    tm = np.int64(suit_mask[TRUMP])
     leader = s[S_LEADER]
-    opp = 0
-    opp_tr = 0
+    opp = np.int64(0)
+    max_opp_tr = 0
     for seat in range(4):
         if not (side >> seat) & 1:
             opp |= s[seat]
-            opp_tr |= s[seat] & tm
-    pts = 0
-    most = 0
+            nt = popcount(s[seat] & tm)
+            if nt > max_opp_tr:
+                max_opp_tr = nt
+    opp_tr = opp & tm
+    own = 0  # points of the side's own cards sure to land in its tricks
+    most = 0  # distinct tricks one player of the side surely wins
+    plan_in = 0  # points the others must put into the leader's plan tricks
+    partner_done = -1  # a partner whose trumps all follow the leader's drawing
+    if (side >> leader) & 1:
+        lead = s[leader]
+        lead_tr = lead & tm
+        sure = above_all(lead_tr, opp_tr)
+        drawing = max_opp_tr > 0 and popcount(sure) >= max_opp_tr
+        won = lead_tr if drawing else sure
+        trump_leads = popcount(won)
+        plan = trump_leads
+        for su in range(4):
+            sm = np.int64(suit_mask[su])
+            mine = lead & sm
+            if mine == 0:
+                continue
+            win = above_all(mine, opp & sm)
+            q = popcount(win)
+            if q == 0:
+                continue
+            if not drawing:
+                cap = 8
+                for o in range(4):
+                    if not (side >> o) & 1 and (s[o] & tm) != 0:
+                        ln = popcount(s[o] & sm)
+                        if ln < cap:
+                            cap = ln
+                if cap == 0:
+                    continue
+                if q > cap:  # cash the dearest ``cap`` of them
+                    own -= cheapest_points(win, q - cap, tabs)
+                    q = cap
+            own += mask_points(win, tabs)
+            plan += q
+            for o in range(4):
+                if o != leader:
+                    plan_in += cheapest_points(s[o] & sm, q, tabs)
+        own += mask_points(won, tabs)
+        for o in range(4):
+            if o == leader:
+                continue
+            hand_tr = s[o] & tm
+            if (side >> o) & 1:  # the partner follows the trump leads
+                if drawing and popcount(hand_tr) <= trump_leads:
+                    own += mask_points(hand_tr, tabs)
+                    partner_done = o
+                else:
+                    sure_p = above_all(hand_tr, opp_tr)
+                    plan_in += cheapest_points(hand_tr & ~sure_p, min(trump_leads, popcount(hand_tr))
+                                               - popcount(sure_p), tabs)
+            elif drawing:
+                plan_in += mask_points(hand_tr, tabs)
+            else:
+                plan_in += cheapest_points(hand_tr, trump_leads, tabs)
+        most = plan
     for seat in range(4):
-        if (side >> seat) & 1:
-            m = s[seat] & tm
-            n = 0
-            while m != 0:
-                c = cttz(m)
-                m &= m - 1
-                if (tabs[T_ABOVE, c] & opp_tr) == 0:
-                    n += 1
-                    pts += tabs[T_POINTS, c]
-            if seat == leader:
-                for su in range(4):
-                    mine = s[seat] & np.int64(suit_mask[su])
-                    if mine == 0:
-                        continue
-                    cap = 8
-                    for o in range(4):
-                        if not (side >> o) & 1 and (s[o] & tm) != 0:
-                            ln = popcount(s[o] & np.int64(suit_mask[su]))
-                            if ln < cap:
-                                cap = ln
-                    if cap == 0:
-                        continue
-                    theirs = opp & np.int64(suit_mask[su])
-                    win = np.int64(0)
-                    while mine != 0:
-                        c = cttz(mine)
-                        mine &= mine - 1
-                        if (tabs[T_ABOVE, c] & theirs) == 0:
-                            win |= np.int64(1) << np.int64(c)
-                    q = popcount(win)
-                    if q == 0:
-                        continue
-                    wp = 0
-                    w = win
-                    while w != 0:
-                        c = cttz(w)
-                        w &= w - 1
-                        wp += tabs[T_POINTS, c]
-                    if q > cap:
-                        wp -= cheapest_points(win, q - cap)  # cash the dearest ``cap`` of them
-                        q = cap
-                    pts += wp
-                    n += q
-            if n > most:
-                most = n
-    if most > 0:
-        for seat in range(4):
-            if not (side >> seat) & 1:
-                pts += cheapest_points(s[seat], most)
-    return pts, most
+        if (side >> seat) & 1 and seat != leader and seat != partner_done:
+            sure = above_all(s[seat] & tm, opp_tr)
+            own += mask_points(sure, tabs)
+            if popcount(sure) > most:
+                most = popcount(sure)
+    if own >= enough or most == 0:
+        return own, most
+    spread = 0  # any ``most`` distinct tricks: each opponent's cheapest cards
+    for seat in range(4):
+        if not (side >> seat) & 1:
+            spread += cheapest_points(s[seat], most, tabs)
+    return own + max(spread, plan_in), most
 
 
 @solver_jit(inline="always")
 def _last_trick(s, ctx, tabs, measure):
-    """Measure at the end of the deal when every hand holds one card (the last trick is forced)."""
+    """Measure won in the last trick when every hand holds one card (it is forced)."""
     leader = s[S_LEADER]
     led = 0
     bseat = 0
     beff = 0
-    bstr = 0
+    best = 0
     tp = 0
     for k in range(4):
         seat = (leader + k) & 3
         c = cttz(s[seat])
         tp += tabs[T_POINTS, c]
-        led, bseat, beff, bstr = trick_step(k, seat, tabs[T_EFF, c], tabs[T_STRENGTH, c], led, bseat, beff, bstr)
+        led, bseat, beff, best = trick_step(k, seat, tabs[T_EFF, c], c, led, bseat, beff, best)
     if (ctx[C_TEAM] >> bseat) & 1:
         return 1 if measure == MEASURE_TRICKS else tp
     return 0
 
 
+# ------------------------------------------------------------------------------------------ search
+
 @solver_jit
-def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_val, fr, moves, scores, stats):
+def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, stats):
     """Fail-soft alpha-beta value of the position ``s`` in the window (alpha, beta) for ``measure``.
 
     Returns g: the exact final measure if alpha < g < beta; a lower bound if g >= beta; an upper bound if
     g <= alpha. ``ABORTED`` when the node limit ``stats[ST_LIMIT]`` was exceeded (``stats[ST_ABORTED]`` = 1).
     ``s`` is unchanged on return."""
-    mask = tt_keys.shape[0] - 1
+    mask = tt.shape[0] - 1
     team = ctx[C_TEAM]
     nodes = stats[ST_NODES]
     limit = stats[ST_LIMIT]
+    gen = stats[ST_GEN]
+    flags = ctx[C_FLAGS]
     p = 0
     fr[0, F_ALPHA] = alpha
     fr[0, F_BETA] = beta
     ret = 0
-    # state machine: 0 enter the node at ply p; 1 try its next move; 2 a child returned ``ret`` to ply p
+    # a state machine: 0 enter the node at ply p; 1 try its next move; 2 a child returned ``ret`` to ply p
     phase = 0
     while True:
         if phase == 0:
@@ -437,8 +546,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_v
             if nodes > limit:
                 stats[ST_NODES] = nodes
                 stats[ST_ABORTED] = 1
-                # restore the root position
-                if p > 0:
+                if p > 0:  # leave the root position as it was
                     for j in range(NS):
                         s[j] = fr[0, F_SNAP + j]
                 return ABORTED
@@ -450,61 +558,55 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_v
                 room = s[S_REMPTS] + s[S_TP]
             else:
                 base = s[S_DT]
-                seat_to_move = (s[S_LEADER] + k) & 3
-                room = popcount(s[seat_to_move])  # tricks still to finish, the current one included
+                room = popcount(s[(s[S_LEADER] + k) & 3])  # tricks still to finish, the current one included
             lo = base
             hi = base + room
             slot = -1
             hint = -1
-            k1 = np.uint64(0)
-            k2 = np.uint64(0)
-            meta = 0
+            k1 = np.int64(0)
+            k2 = np.int64(0)
+            meta = np.int64(0)
+            done = False
             if k == 0:
                 if room == 0 or s[0] == 0:
+                    done = True
                     ret = base
-                    phase = 2
-                    if p == 0:
-                        stats[ST_NODES] = nodes
-                        return ret
-                    p -= 1
-                    continue
-                k1, k2, meta = table_key(s, ctx, measure)
-                slot = slot_of(k1, k2, meta, mask)
-                i = tt_find(tt_keys, tt_meta, slot, k1, k2, meta)
-                if i >= 0:
-                    if base + tt_val[i, 0] > lo:
-                        lo = base + tt_val[i, 0]
-                    if base + tt_val[i, 1] < hi:
-                        hi = base + tt_val[i, 1]
-                    hint = tt_val[i, 2]
-                if lo < b and hi > a:  # what each side's sure trumps guarantee it
-                    gain_p, gain_t = guaranteed(s, team, tabs, suit_mask)
-                    loss_p, loss_t = guaranteed(s, 15 & ~team, tabs, suit_mask)
-                    if measure == MEASURE_POINTS:
-                        gain = gain_p
-                        loss = loss_p
-                    else:
-                        gain = gain_t
-                        loss = loss_t
-                    if base + gain > lo:
-                        lo = base + gain
-                    if base + room - loss < hi:
-                        hi = base + room - loss
-            done = False
-            if lo >= b:
-                ret = lo
-                done = True
-            elif hi <= a:
-                ret = hi
-                done = True
-            elif lo == hi:
-                ret = lo
-                done = True
-            elif k == 0 and popcount(s[0]) == 1:
-                v = _last_trick(s, ctx, tabs, measure)
-                tt_store(tt_keys, tt_meta, tt_val, slot, k1, k2, meta, v, v, -1, 4)
-                ret = base + v
-                done = True
+                elif b <= lo or hi <= a:
+                    pass  # decided by what is taken and what is left
+                else:
+                    if flags & FLAG_BOUNDS:
+                        # what the declaring side is sure of (cheaper than the table, and decides most positions)
+                        gp, gt = guaranteed(s, team, tabs, suit_mask, b - base if measure == MEASURE_POINTS else INF)
+                        lo = base + (gp if measure == MEASURE_POINTS else gt)
+                    if lo < b:
+                        k1, k2, meta = table_key(s, ctx, tabs, measure, gen)
+                        slot = slot_of(k1, k2, meta, mask)
+                        i = tt_find(tt, slot, k1, k2, meta)
+                        if i >= 0:
+                            tlo, thi, hint = tt_unpack(tt[i, 3])
+                            if base + tlo > lo:
+                                lo = base + tlo
+                            if base + thi < hi:
+                                hi = base + thi
+                    if lo < b and hi > a and flags & FLAG_BOUNDS:  # ... and the defenders
+                        lp, lt = guaranteed(s, 15 & ~team, tabs, suit_mask,
+                                            base + room - a if measure == MEASURE_POINTS else INF)
+                        loss = lp if measure == MEASURE_POINTS else lt
+                        if base + room - loss < hi:
+                            hi = base + room - loss
+            if not done:
+                if lo >= b:
+                    ret = lo
+                    done = True
+                elif hi <= a or lo == hi:
+                    ret = hi
+                    done = True
+                elif k == 0 and popcount(s[0]) == 1:
+                    v = _last_trick(s, ctx, tabs, measure)
+                    if slot >= 0:
+                        tt_store(tt, slot, k1, k2, meta, v, v, -1, 4)
+                    ret = base + v
+                    done = True
             if done:
                 if p == 0:
                     stats[ST_NODES] = nodes
@@ -522,13 +624,16 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_v
             fr[p, F_BETA] = b
             fr[p, F_SLOT] = slot
             fr[p, F_BASE] = base
+            fr[p, F_K1] = k1
+            fr[p, F_K2] = k2
+            fr[p, F_META] = meta
             seat, legal = legal_now(s, ctx, suit_mask)
             is_max = (team >> seat) & 1
             fr[p, F_MAX] = is_max
             fr[p, F_G] = -INF if is_max else INF
             fr[p, F_BEST] = -1
-            red = reduce_equivalent(s, seat, legal, ctx, tabs, measure)
-            fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, hint, scores)
+            red = reduce_equivalent(s, seat, legal, ctx, tabs, measure) if flags & FLAG_EQUIVALENT else legal
+            fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, suit_mask, hint, keys)
             fr[p, F_I] = 0
             for j in range(NS):
                 fr[p, F_SNAP + j] = s[j]
@@ -546,26 +651,24 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_v
                 p += 1
                 phase = 0
                 continue
-            # all moves searched (or cut off): store and return
+            # every move searched (or a cut-off): store and return
             g = fr[p, F_G]
-            slot = fr[p, F_SLOT]
             for j in range(NS):
                 s[j] = fr[p, F_SNAP + j]
+            slot = fr[p, F_SLOT]
             if slot >= 0:
                 base = fr[p, F_BASE]
-                k1, k2, meta = table_key(s, ctx, measure)
                 if g <= fr[p, F_A0]:
-                    lo_r = -INF
+                    lo_r = -30000
                     hi_r = g - base
                 elif g >= fr[p, F_B0]:
                     lo_r = g - base
-                    hi_r = INF
+                    hi_r = 30000
                 else:
                     lo_r = g - base
                     hi_r = lo_r
-                left = popcount(s[0] | s[1] | s[2] | s[3])
-                tt_store(tt_keys, tt_meta, tt_val, slot, k1, k2, meta, max(lo_r, -30000), min(hi_r, 30000),
-                         fr[p, F_BEST], left)
+                tt_store(tt, slot, fr[p, F_K1], fr[p, F_K2], fr[p, F_META], lo_r, hi_r, fr[p, F_BEST],
+                         popcount(s[0] | s[1] | s[2] | s[3]))
             ret = g
             if p == 0:
                 stats[ST_NODES] = nodes
@@ -576,24 +679,21 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt_keys, tt_meta, tt_v
             if ret == ABORTED:
                 stats[ST_NODES] = nodes
                 return ABORTED
-            i = fr[p, F_I] - 1
             cut = False
             if fr[p, F_MAX]:
                 if ret > fr[p, F_G]:
                     fr[p, F_G] = ret
-                    fr[p, F_BEST] = moves[p, i]
+                    fr[p, F_BEST] = moves[p, fr[p, F_I] - 1]
                     if ret > fr[p, F_ALPHA]:
                         fr[p, F_ALPHA] = ret
-                    if ret >= fr[p, F_BETA]:
-                        cut = True
+                    cut = ret >= fr[p, F_BETA]
             else:
                 if ret < fr[p, F_G]:
                     fr[p, F_G] = ret
-                    fr[p, F_BEST] = moves[p, i]
+                    fr[p, F_BEST] = moves[p, fr[p, F_I] - 1]
                     if ret < fr[p, F_BETA]:
                         fr[p, F_BETA] = ret
-                    if ret <= fr[p, F_ALPHA]:
-                        cut = True
+                    cut = ret <= fr[p, F_ALPHA]
             if cut:
                 fr[p, F_I] = fr[p, F_N]
             phase = 1

@@ -10,8 +10,7 @@
 * **card values**: the exact measure or level of the position after each legal card of the seat to move
   (equivalent cards are searched once and share the value).
 
-``ws`` is the workspace tuple (table keys, table meta, table values, stack frames, move lists, move scores,
-statistics) of :class:`simkit.solver.api.Workspace`.
+``ws`` is the workspace tuple (table, stack frames, move lists, move keys, statistics) of :class:`simkit.solver.api.Workspace`.
 """
 
 from __future__ import annotations
@@ -19,12 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from simkit.solver.jit import solver_jit
-from simkit.engine.bits import cttz, popcount
+from simkit.engine.bits import cttz, msb, popcount
 from simkit.solver.search import (
     ABORTED,
+    ALL_FLAGS,
     C_ACE_BIT,
     C_CALLED,
     C_CALLED_MASK,
+    C_FLAGS,
     C_KEY,
     C_PARTNER,
     C_RUN_MIN,
@@ -39,8 +40,10 @@ from simkit.solver.search import (
     S_REMPTS,
     S_SEARCHED,
     S_TP,
-    T_LOWER,
+    S_TRICK,
+    T_BELOW,
     apply_card,
+    mask_points,
     legal_now,
     reduce_equivalent,
     search,
@@ -51,9 +54,10 @@ OBJ_LEVEL = 1  # the number of satisfied thresholds of a chain (win, payout)
 
 
 @solver_jit
-def init_position(h0, h1, h2, h3, called, declarer, run_min, ctx_variant, points, suit_mask_v, s, ctx):
-    """Fill ``s`` with the opening position of a deal and ``ctx`` with its context. ``called`` is the called suit
-    of a Rufspiel, else -1; ``ctx_variant`` the contract variant (0..14), used only in the table key."""
+def init_position(h0, h1, h2, h3, called, ace_id, declarer, run_min, ctx_variant, tabs, suit_mask_v, s, ctx):
+    """Fill ``s`` with the opening position of a deal (hands in rank space) and ``ctx`` with its context.
+    ``called`` is the called suit of a Rufspiel and ``ace_id`` the called ace's id, else both -1; ``ctx_variant``
+    the contract variant (0..14), used only in the table key."""
     s[0] = np.int64(h0)
     s[1] = np.int64(h1)
     s[2] = np.int64(h2)
@@ -61,18 +65,12 @@ def init_position(h0, h1, h2, h3, called, declarer, run_min, ctx_variant, points
     for j in range(4, NS):
         s[j] = 0
     s[S_SEARCHED] = 1 if called < 0 else 0
-    rem = 0
-    m = s[0] | s[1] | s[2] | s[3]
-    while m != 0:
-        c = cttz(m)
-        m &= m - 1
-        rem += points[c]
-    s[S_REMPTS] = rem
+    s[S_REMPTS] = mask_points(s[0] | s[1] | s[2] | s[3], tabs)
     partner = -1
     ace_bit = np.int64(0)
     called_mask = np.int64(0)
     if called >= 0:
-        ace_bit = np.int64(1) << np.int64(8 * called + 7)
+        ace_bit = np.int64(1) << np.int64(ace_id)
         called_mask = np.int64(suit_mask_v[called])
         for seat in range(4):
             if s[seat] & ace_bit:
@@ -87,11 +85,12 @@ def init_position(h0, h1, h2, h3, called, declarer, run_min, ctx_variant, points
     ctx[C_CALLED_MASK] = called_mask
     ctx[C_RUN_MIN] = run_min
     ctx[C_KEY] = ctx_variant | ((called + 1) << 4) | (team << 7) | (min(run_min, 15) << 11)
+    ctx[C_FLAGS] = ALL_FLAGS
 
 
 @solver_jit(inline="always")
 def _search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws):
-    return search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6])
+    return search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws[0], ws[1], ws[2], ws[3], ws[4])
 
 
 @solver_jit
@@ -182,14 +181,15 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
         values[c] = v
         g = v
     # the cards left out share the value of the weaker equivalent card they were reduced to
-    hand = s[seat]
+    present = s[0] | s[1] | s[2] | s[3] | s[S_TRICK]
     m = legal & ~red
     while m != 0:
         c = cttz(m)
         m &= m - 1
-        d = tabs[T_LOWER, c]
-        while not ((hand >> np.int64(d)) & 1 and (red >> np.int64(d)) & 1):
-            d = tabs[T_LOWER, d]
+        d = c
+        while True:
+            d = msb(present & tabs[T_BELOW, d])
+            if (red >> np.int64(d)) & 1:
+                break
         values[c] = values[d]
     return legal
-
