@@ -112,21 +112,31 @@ def _bounds(s, measure):
 
 @solver_jit
 def exact(s, ctx, tabs, suit_mask, measure, guess, ws):
-    """The exact final ``measure`` under best play by both sides (MTD(f) from ``guess``); ABORTED on the limit."""
-    lower, upper = _bounds(s, measure)
-    g = min(max(guess, lower), upper)
-    lo = -INF  # the value is known to be >= lo ...
-    hi = INF  # ... and <= hi; every probe moves one of them
+    """The exact final ``measure`` under best play by both sides; ABORTED on the node limit.
+
+    MTD(f) with galloping steps: null-window probes from ``guess``; each answer moves the lower or the upper bound
+    (to the fail-soft value returned), and while the answers keep pointing the same way the next probe goes
+    twice as far past the bound, so a poor guess costs a few probes, not one per point."""
+    lo, hi = _bounds(s, measure)  # the value lies in [lo, hi]
+    g = min(max(guess, lo), hi)
+    step = 1
+    last = 0
+    beta = g if g > lo else lo + 1
     while lo < hi:
-        beta = g if g > lo else lo + 1
-        g = _search(s, ctx, tabs, suit_mask, measure, beta - 1, beta, ws)
-        if g == ABORTED:
+        r = _search(s, ctx, tabs, suit_mask, measure, beta - 1, beta, ws)
+        if r == ABORTED:
             return ABORTED
-        if g < beta:
-            hi = g
+        if r >= beta:
+            lo = max(lo, r)
+            direction = 1
         else:
-            lo = g
-    return g
+            hi = min(hi, r)
+            direction = -1
+        step = step * 2 if direction == last else 1
+        last = direction
+        beta = lo + step if direction > 0 else hi - step + 1
+        beta = min(max(beta, lo + 1), hi)
+    return lo
 
 
 @solver_jit
