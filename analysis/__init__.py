@@ -14,8 +14,9 @@ _EXPORTS = {
                          "scan"],
     "analysis.exact": ["exact_laufende", "laufende_distribution"],
     "analysis.features": ["FEATURES", "hand_features"],
-    "analysis.tables": ["compare", "contract_mix", "expected_points", "laufende_frequency", "laufende_summary",
-                        "payout_distribution", "seat_effects", "seat_summary", "win_rates"],
+    "analysis.tables": ["compare", "contract_mix", "double_dummy", "double_dummy_by_shape", "expected_points",
+                        "laufende_frequency", "laufende_summary", "payout_distribution", "seat_effects",
+                        "seat_summary", "win_rates"],
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)

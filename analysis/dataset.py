@@ -1,6 +1,6 @@
 """Opening a results dataset and aggregating it out of core.
 
-:func:`scan` opens a run directory written by ``simkit run`` (``part-*.parquet`` + ``manifest.json``,
+:func:`scan` opens a run directory written by ``simkit run`` (``part-*.parquet`` + ``_manifest.json``,
 docs/schema.md) as a :class:`Dataset`: a polars LazyFrame plus the manifest. Every analysis function takes a
 Dataset, a run directory path, or a bare polars LazyFrame/DataFrame with the schema's columns (then without
 provenance: the default ruleset, and hand features need ``hand_*`` columns).
@@ -110,7 +110,7 @@ def scan(run_dir: str | Path) -> Dataset:
     try:
         files = [p / s["file"] for s in m["shards"]]
     except (KeyError, TypeError):
-        raise AnalysisError(f"{p / mf.MANIFEST} is corrupt: a shard entry has no file") from None
+        raise AnalysisError(f"{mf.path_of(p)} is corrupt: a shard entry has no file") from None
     if not files:
         raise AnalysisError(f"{p} has no complete shards yet (deals_done 0)")
     missing = [f.name for f in files if not f.is_file()]

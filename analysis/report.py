@@ -31,6 +31,8 @@ from analysis.tables import (
     DEFAULT_KEYS,
     compare,
     contract_mix,
+    double_dummy,
+    double_dummy_by_shape,
     laufende_frequency,
     laufende_summary,
     payout_distribution,
@@ -153,6 +155,24 @@ def fig_win_rates(wr: pl.DataFrame) -> bytes:
     a2.axvline(0, color="grey", lw=0.8)
     a2.set_xlabel("mean payout to the declarer (tariff units), 95% interval")
     fig.suptitle("Win rate and payout per contract")
+    return _png(fig)
+
+
+def fig_double_dummy(dd: pl.DataFrame) -> bytes:
+    """Actual and double-dummy win rate per contract, with their 95% intervals."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 0.55 * dd.height + 1.2))
+    y = np.arange(dd.height)[::-1]
+    for col, low, high, dy, mark, colour, name in (
+            ("win_rate", "win_low", "win_high", 0.12, "o", "#4c72b0", "as played"),
+            ("dd_win_rate", "dd_win_low", "dd_win_high", -0.12, "s", "#c44e52", "double dummy")):
+        r = dd[col].to_numpy()
+        ax.errorbar(r * 100, y + dy, xerr=[(r - dd[low].to_numpy()) * 100, (dd[high].to_numpy() - r) * 100],
+                    fmt=mark, capsize=3, color=colour, label=name)
+    ax.set_yticks(y, dd["label"].to_list())
+    ax.set_xlabel("declaring side's win rate (%), 95% Wilson interval")
+    ax.legend(loc="best", fontsize=8)
+    ax.set_title("Win rate as played and with every hand open")
     return _png(fig)
 
 
@@ -419,7 +439,39 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     if seats.height:
         s.figures.append(("seats", fig_seats(seats, summary, [ct for ct in big if not ct[1]][:4] or big)))
     sec.append(s)
+    if "dd_points" in ds.columns:
+        sec.append(dd_section(ds, tables, [c for c, _ in big]))
     return sec, tables
+
+
+def dd_section(ds: Dataset, tables: dict[str, pl.DataFrame], contracts: list[str]) -> Section:
+    """"Double dummy": the run's results next to the value of each opening with every hand open (``--dd``)."""
+    dd = _sort_contracts(double_dummy(ds))
+    shapes = double_dummy_by_shape(ds)
+    tables["double_dummy"] = dd
+    tables["double_dummy_by_shape"] = shapes
+    s = Section("Double dummy",
+                "Each deal's opening position solved with every hand open and perfect play by all four "
+                "(simkit's solver, docs/solver.md), in the contract actually played. *Gap* is the mean of double-"
+                "dummy minus actual card points of the declaring side: positive, the declaring side left points "
+                "on the table; negative, it won more than the cards allow against perfect defence (the defenders "
+                "erred). 95% intervals.")
+    s.tables.append(("Per contract", dd, {
+        "label": ("contract", None), "games": ("games", "int"), "win_rate": ("win rate", "pct"),
+        "dd_win_rate": ("DD win rate", "pct"), "dd_win_low": ("95% low", "pct"), "dd_win_high": ("95% high", "pct"),
+        "mean_points": ("mean points", ".1f"), "dd_mean_points": ("DD mean points", ".1f"),
+        "points_gap": ("gap", ".1f"), "gap_low": ("95% low", ".1f"), "gap_high": ("95% high", ".1f")}))
+    top = (shapes.filter(pl.col("contract").is_in(contracts) & ~pl.col("tout")).sort("games", descending=True)
+           .group_by("contract", maintain_order=True).head(MAX_SHAPES))
+    top = _sort_contracts(top).sort("tout", "contract", "games", descending=[False, False, True])
+    s.tables.append(("Win rate by the declarer's hand shape (all shapes in tables/double_dummy_by_shape.csv)", top, {
+        "label": ("contract", None), "shape": ("shape", None), "games": ("games", "int"),
+        "win_rate": ("win rate", "pct"), "win_low": ("95% low", "pct"), "win_high": ("95% high", "pct"),
+        "dd_win_rate": ("DD win rate", "pct"), "dd_win_low": ("95% low", "pct"),
+        "dd_win_high": ("95% high", "pct")}))
+    if dd.height:
+        s.figures.append(("double_dummy", fig_double_dummy(dd)))
+    return s
 
 
 def compare_section(a: Dataset, b: Dataset) -> tuple[Section, pl.DataFrame]:

@@ -217,3 +217,56 @@ def forced_contract_of(ds) -> Contract | None:
 
 __all__ = ["win_rates", "expected_points", "contract_mix", "seat_effects", "seat_summary", "payout_distribution",
            "laufende_frequency", "laufende_summary", "compare", "AnalysisError"]
+
+
+# ------------------------------------------------------------------------------------------ double dummy
+
+def _dd_views(ds) -> tuple[Dataset, Dataset]:
+    """(actual, double dummy): the played deals that have a double-dummy value, once with their real result and once
+    with ``won``/``declarer_points`` replaced by ``dd_won``/``dd_points``. In memory: runs with ``--dd`` are small
+    (solving costs milliseconds a deal)."""
+    ds = as_dataset(ds)
+    if "dd_points" not in ds.columns:
+        raise AnalysisError("the run has no double-dummy columns (make it with `simkit run --dd`)")
+    lf = ds.lf.filter(pl.col("dd_points").is_not_null())
+    actual = Dataset(lf, ds.manifest, [], ds.path)
+    dd = Dataset(lf.with_columns(won=pl.col("dd_won"), declarer_points=pl.col("dd_points")), ds.manifest, [],
+                 ds.path)
+    return actual, dd
+
+
+def double_dummy(ds) -> pl.DataFrame:
+    """Per contract (and Tout), on the deals of a ``--dd`` run: the declaring side's actual win rate and mean card
+    points next to the double-dummy ones (all hands open, perfect play by all four), and the mean of
+    ``dd_points - declarer_points`` (what the declaring side left on the table, or won from the defenders' errors
+    when negative), each with a 95% interval."""
+    actual, dd = _dd_views(ds)
+    a = finish(aggregate(actual, DEFAULT_KEYS))
+    d = finish(aggregate(dd, DEFAULT_KEYS)).select(
+        *DEFAULT_KEYS, pl.col("win_rate").alias("dd_win_rate"), pl.col("win_low").alias("dd_win_low"),
+        pl.col("win_high").alias("dd_win_high"), pl.col("mean_points").alias("dd_mean_points"),
+        pl.col("points_low").alias("dd_points_low"), pl.col("points_high").alias("dd_points_high"))
+    gap = (actual.lf.filter(pl.col("contract").cast(pl.String) != "pass")
+           .with_columns(contract=pl.col("contract").cast(pl.String),
+                         gap=pl.col("dd_points").cast(pl.Int64) - pl.col("declarer_points").cast(pl.Int64))
+           .group_by(DEFAULT_KEYS).agg(pl.len().alias("n"), pl.col("gap").sum().alias("s"),
+                                       (pl.col("gap") ** 2).sum().alias("q")).collect())
+    from analysis.stats import mean_interval
+
+    m, lo, hi = mean_interval(gap["n"].to_numpy(), gap["s"].to_numpy().astype(np.float64),
+                              gap["q"].to_numpy().astype(np.float64))
+    gap = gap.select(*DEFAULT_KEYS).with_columns(points_gap=m, gap_low=lo, gap_high=hi)
+    return (a.select("label", *DEFAULT_KEYS, "games", "win_rate", "win_low", "win_high", "mean_points")
+            .join(d, on=DEFAULT_KEYS, how="left").join(gap, on=DEFAULT_KEYS, how="left"))
+
+
+def double_dummy_by_shape(ds) -> pl.DataFrame:
+    """Per contract (and Tout) and declarer hand shape, on the deals of a ``--dd`` run: games, the actual win rate
+    and the double-dummy win rate, each with a 95% Wilson interval."""
+    actual, dd = _dd_views(ds)
+    keys = DEFAULT_KEYS + ["shape"]
+    a = finish(aggregate(actual, keys)).select("label", *keys, "games", "win_rate", "win_low", "win_high")
+    d = finish(aggregate(dd, keys)).select(*keys, pl.col("win_rate").alias("dd_win_rate"),
+                                           pl.col("win_low").alias("dd_win_low"),
+                                           pl.col("win_high").alias("dd_win_high"))
+    return a.join(d, on=keys, how="left")

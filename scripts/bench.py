@@ -315,7 +315,7 @@ def section_report(args) -> str:
     simkit = str(Path(sys.executable).with_name("simkit"))
     run_dir = Path(os.environ.get("SIMKIT_BENCH_REPORT_RUN", f"/tmp/simkit-bench-report-{n}"))
     try:
-        m = json.loads((run_dir / "manifest.json").read_text())
+        m = json.loads((run_dir / "_manifest.json").read_text())
         ok = m.get("complete") and m.get("deals") == n and m.get("contract") is None
     except (OSError, ValueError):
         ok = False
@@ -370,7 +370,22 @@ def section_report(args) -> str:
     ])
 
 
-SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report}
+def section_solver(args) -> str:
+    """The double-dummy solver: openings of declared games per objective, contract and deck; whole games."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_solver import markdown, run_tasks
+
+    per_contract = 40 if args.quick else args.solver_deals
+    games = 10 if args.quick else 100
+    load = os.getloadavg()[0]
+    openings, whole = run_tasks(per_contract, games)
+    body = markdown(openings, whole, per_contract, machine(), load)
+    print(body, flush=True)
+    return body
+
+
+SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
+            "solver": section_solver}
 
 
 def main(argv=None) -> None:
@@ -383,8 +398,10 @@ def main(argv=None) -> None:
     ap.add_argument("sections", nargs="*", help=f"sections to run (default: all of {', '.join(SECTIONS)})")
     ap.add_argument("--deals", type=int, default=2_000_000, help="deals per timed run (default 2,000,000)")
     ap.add_argument("--repeats", type=int, default=5, help="timed runs per kernel; the best counts (default 5)")
-    ap.add_argument("--quick", action="store_true", help="200,000 deals x 2 repeats")
+    ap.add_argument("--quick", action="store_true", help="200,000 deals x 2 repeats; solver: 40 deals a contract")
     ap.add_argument("--big", action="store_true", help="run: also time a 10^8-deal run (about 90 s)")
+    ap.add_argument("--solver-deals", type=int, default=1000,
+                    help="solver: deals per contract and deck (default 1,000; about an hour on two cores)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:

@@ -347,6 +347,10 @@ from analysis.cli_report import register as _register_report  # noqa: E402
 
 _register_report(app, UserError, _stdout)
 
+from simkit.solver.cli_solve import register as _register_solve  # noqa: E402  (`simkit solve`)
+
+_register_solve(app, UserError, _stdout, RULES_HELP)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""

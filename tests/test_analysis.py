@@ -278,18 +278,18 @@ def test_bad_or_missing_dataset_is_a_one_line_error(tmp_path, forced_runs):
     cases.append(("report", tmp_path / "empty"))
     bad = tmp_path / "badjson"
     bad.mkdir()
-    (bad / "manifest.json").write_text("{not json")
+    (bad / "_manifest.json").write_text("{not json")
     cases.append(("report", bad))
     broken = tmp_path / "broken"
     broken.mkdir()
-    m = json.loads((Path(forced_runs["wenz"]) / "manifest.json").read_text())
-    (broken / "manifest.json").write_text(json.dumps(m))
+    m = json.loads((Path(forced_runs["wenz"]) / "_manifest.json").read_text())
+    (broken / "_manifest.json").write_text(json.dumps(m))
     for s in m["shards"]:
         (broken / s["file"]).write_bytes(b"PAR1 this is not parquet")
     cases.append(("report", broken))
     missing = tmp_path / "missing"
     missing.mkdir()
-    (missing / "manifest.json").write_text(json.dumps(m))
+    (missing / "_manifest.json").write_text(json.dumps(m))
     cases.append(("compare", missing))
     for cmd, path in cases:
         args = [cmd, path] if cmd == "report" else [cmd, forced_runs["wenz"], path]

@@ -66,10 +66,10 @@ def test_deals_run_columns_and_rows(deals_run):
 
 def test_parties_run_partie_rows_agree_with_deal_rows(parties_run):
     out, summary = parties_run
-    assert (out / "parties.parquet").is_file() and not list(out.glob("_parties-*"))
-    ps = pq.read_schema(out / "parties.parquet")
+    assert (out / "_parties.parquet").is_file() and not list(out.glob("_parties-*"))
+    ps = pq.read_schema(out / "_parties.parquet")
     assert {f.name: str(f.type) for f in ps} == PARTIE_TYPES
-    parties = pq.read_table(out / "parties.parquet").to_pandas()
+    parties = pq.read_table(out / "_parties.parquet").to_pandas()
     deals = deal_rows(out)
     assert str(pq.read_schema(next(out.glob("part-*.parquet"))).field("partie_id").type) == "uint64"
     assert (parties.partie_id.to_numpy() == np.arange(3000)).all()
@@ -99,7 +99,7 @@ def test_parties_run_is_the_same_for_any_workers_shards_and_backend(parties_run,
         opts = RunOptions(deals=3000, seed=8, rules=rules, seats=seats, parties=True, shard_size=shard)
         run(opts, tmp_path / name, workers=workers, backend=backend)
         assert deal_rows(tmp_path / name).equals(deal_rows(out)), name
-        assert pq.read_table(tmp_path / name / "parties.parquet").equals(pq.read_table(out / "parties.parquet"))
+        assert pq.read_table(tmp_path / name / "_parties.parquet").equals(pq.read_table(out / "_parties.parquet"))
 
 
 def test_parties_run_resumes_after_an_interruption(tmp_path):
@@ -119,13 +119,13 @@ def test_parties_run_resumes_after_an_interruption(tmp_path):
     out = tmp_path / "r"
     with pytest.raises(Stop):
         run(opts, out, workers=1, progress=progress)
-    m = json.loads((out / "manifest.json").read_text())
-    assert len(m["shards"]) == 2 and not m["complete"] and not (out / "parties.parquet").exists()
+    m = json.loads((out / "_manifest.json").read_text())
+    assert len(m["shards"]) == 2 and not m["complete"] and not (out / "_parties.parquet").exists()
     summary = run(opts, out, workers=1, resume=True)
     assert summary["complete"] and summary["parties"] == 900
     clean = tmp_path / "clean"
     run(opts, clean, workers=1)
-    for name in ["parties.parquet"] + [p.name for p in sorted(clean.glob("part-*.parquet"))]:
+    for name in ["_parties.parquet"] + [p.name for p in sorted(clean.glob("part-*.parquet"))]:
         assert pq.read_table(out / name).equals(pq.read_table(clean / name)), name
     # --force replaces a partie run (its files are all simkit's)
     run(opts, out, workers=1, force=True)
@@ -133,7 +133,7 @@ def test_parties_run_resumes_after_an_interruption(tmp_path):
 
 def test_sheep_draws_a_partie(parties_run, tmp_path):
     out, _ = parties_run
-    parties = pq.read_table(out / "parties.parquet").to_pandas()
+    parties = pq.read_table(out / "_parties.parquet").to_pandas()
     k = int(parties[parties.won_by_schwarz].partie_id.iloc[0])
     for partie in (0, k):
         png = tmp_path / f"s{partie}.png"

@@ -45,7 +45,7 @@ def test_schema_and_types(small_run):
     assert not {"bid_0", "kontra_seat", "re_seat"} & set(schema.names)  # only with --store-bids
     meta = json.loads(schema.metadata[b"simkit"])
     assert meta["seed"] == 11 and meta["strategies"] == ["heuristic"] * 4 and meta["ruleset"]["name"] == "stargames"
-    m = json.loads((out / "manifest.json").read_text())
+    m = json.loads((out / "_manifest.json").read_text())
     assert m["complete"] and [(s["start"], s["stop"]) for s in m["shards"]] == [(0, 20_000), (20_000, 40_000),
                                                                                (40_000, 60_000)]
 
@@ -126,9 +126,9 @@ def test_interrupted_run_resumes_without_gaps_or_duplicates(tmp_path, small_run)
 
     with pytest.raises(KeyboardInterrupt):
         run(opts, out, workers=1, progress=stop_after_first)
-    m = json.loads((out / "manifest.json").read_text())
+    m = json.loads((out / "_manifest.json").read_text())
     assert [s["start"] for s in m["shards"]] == [0] and not m["complete"]
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "part-000000.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json", "part-000000.parquet"]
     with pytest.raises(RunError, match="already exists"):
         run(opts, out, workers=1)
     # what a kill between the shard's rename and the manifest's rename would leave: a file the manifest does not
@@ -148,7 +148,7 @@ def test_killed_process_leaves_complete_shards_then_resumes(tmp_path):
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    m = json.loads((out / "manifest.json").read_text())
+    m = json.loads((out / "_manifest.json").read_text())
     listed = {s["file"] for s in m["shards"]}
     assert listed == {p.name for p in out.glob("part-*.parquet")}
     for name in listed:
@@ -175,7 +175,7 @@ def test_full_disk_keeps_complete_shards(tmp_path, monkeypatch):
     monkeypatch.setattr(runner_mod, "play_shard", failing)
     with pytest.raises(OSError):
         run(RunOptions(deals=40_000, seed=2, shard_size=20_000, seats=("random",) * 4), out, workers=1)
-    m = json.loads((out / "manifest.json").read_text())
+    m = json.loads((out / "_manifest.json").read_text())
     assert [s["file"] for s in m["shards"]] == ["part-000000.parquet"]
     assert len(pq.read_table(out / "part-000000.parquet")) == 20_000
 

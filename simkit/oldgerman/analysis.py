@@ -65,7 +65,9 @@ def tables(run: str | Path) -> dict[str, pd.DataFrame]:
         {"measure": "schwarz share", "value": d.schwarz.mean(), "ci_low": math.nan, "ci_high": math.nan,
          "exact": math.nan},
     ])
-    pfile = run / "parties.parquet"
+    from simkit.oldgerman.runner import parties_file
+
+    pfile = parties_file(run)
     if m.get("unit") == "parties" and pfile.is_file():
         p = pq.read_table(pfile).to_pandas()
         q = p.deals.quantile([0.1, 0.5, 0.9]).to_numpy()

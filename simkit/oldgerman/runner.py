@@ -4,7 +4,7 @@
 ``play_shard`` calls :func:`play_shard` here. A shard is a range of deal ids (``--deals``) or of partie ids
 (``--parties``). In a partie run every shard also writes its partie rows to ``_parties-<k>.parquet`` (the leading
 underscore keeps Parquet dataset readers away from it); when the run is complete :func:`finish_parties` joins them
-into ``parties.parquet``. The columns are documented in docs/schema.md.
+into ``_parties.parquet``. The columns are documented in docs/schema.md.
 """
 
 from __future__ import annotations
@@ -20,8 +20,15 @@ from simkit.cards import SUIT_NAMES
 from simkit.sim import arrow
 from simkit.sim import manifest as mf
 
-PARTIES_FILE = "parties.parquet"
+PARTIES_FILE = "_parties.parquet"  # "_": readers of the run directory as one dataset skip it
+LEGACY_PARTIES_FILE = "parties.parquet"  # runs written before 2026-12
 PIECE_PREFIX = "_parties-"
+
+
+def parties_file(run: Path) -> Path:
+    """The joined partie rows of a complete partie run (the legacy name for runs written before)."""
+    legacy = run / LEGACY_PARTIES_FILE
+    return legacy if legacy.is_file() and not (run / PARTIES_FILE).is_file() else run / PARTIES_FILE
 
 DEAL_FIELDS = [
     pa.field("deal_id", pa.uint64(), nullable=False),
@@ -219,7 +226,7 @@ def play_shard(opts, start: int, stop: int, run_dir: str, chunk: int) -> dict[st
 
 
 def finish_parties(out: Path, manifest: dict) -> None:
-    """Join the partie pieces of a complete partie run into ``parties.parquet`` (atomically), then drop them."""
+    """Join the partie pieces of a complete partie run into ``_parties.parquet`` (atomically), then drop them."""
     import pyarrow.parquet as pq
 
     pieces = sorted(out.glob(f"{PIECE_PREFIX}*.parquet"))

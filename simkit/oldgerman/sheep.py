@@ -149,7 +149,9 @@ def load_partie(run: Path, k: int):
     t = pq.read_table(run / shard["file"], columns=["partie_id", "deal_no", "strokes_0", "strokes_1"],
                       filters=[("partie_id", "=", k)])
     t = t.sort_by("deal_no")
-    pfile = run / "parties.parquet"
+    from simkit.oldgerman.runner import parties_file
+
+    pfile = parties_file(run)
     if pfile.is_file():
         pt = pq.read_table(pfile, filters=[("partie_id", "=", k)])
     else:

@@ -34,6 +34,8 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         store_hands: bool = typer.Option(False, "--store-hands", help="Add hand_0..hand_3 (uint32) columns."),
         store_bids: bool = typer.Option(False, "--store-bids",
                                         help="Add bid_0..bid_3, kontra_seat and re_seat columns."),
+        dd: bool = typer.Option(False, "--dd", help="Add dd_points and dd_won: the double-dummy value of each "
+                                                    "opening (all hands open; milliseconds a deal)."),
         resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out."),
         force: bool = typer.Option(False, "--force", help="Replace an existing --out."),
         backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
@@ -76,7 +78,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             raise UserError("--declarer needs --contract")
         try:
             opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
-                              store_hands=store_hands, store_bids=store_bids, parties=parties is not None)
+                              store_hands=store_hands, store_bids=store_bids, parties=parties is not None, dd=dd)
         except RunError as e:
             raise UserError(str(e)) from None
         if out is None:
@@ -93,7 +95,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             except OSError as e:
                 where = f": {e.filename}" if e.filename else ""
                 raise UserError(f"writing the run failed ({e.strerror or e}){where}; the shards listed in "
-                                f"{out}/manifest.json are complete") from None
+                                f"{out}/_manifest.json are complete") from None
         summary["out"] = str(out)
         if as_json:
             print(json.dumps(summary))

@@ -1,8 +1,12 @@
-"""``manifest.json`` of a run directory: what was asked for and which shards are complete.
+"""``_manifest.json`` of a run directory: what was asked for and which shards are complete.
 
 The manifest is rewritten atomically (temporary file, then rename) after every completed shard, so at any moment
 it lists exactly the shards whose files are complete. ``--resume`` reads it, checks that the options match, and
 plays only the missing deal-id ranges.
+
+Its name starts with ``_`` so that the common Parquet readers (pandas, pyarrow.dataset, DuckDB, Spark) skip it
+when they open the run directory as a dataset. Runs written before are named ``manifest.json``: they are read as
+well, and a resumed one is rewritten under the new name.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-MANIFEST = "manifest.json"
+MANIFEST = "_manifest.json"
+LEGACY_MANIFEST = "manifest.json"  # runs written before 2026-12 (readers choked on it among the Parquet files)
 FORMAT = "simkit-run/1"
 
 
@@ -60,6 +65,7 @@ def _text(manifest: dict[str, Any]) -> str:
 
 def save(run_dir: Path, manifest: dict[str, Any]) -> None:
     write_atomic(run_dir / MANIFEST, _text(manifest))
+    (run_dir / LEGACY_MANIFEST).unlink(missing_ok=True)  # a resumed old run: one manifest, under the new name
 
 
 def commit(run_dir: Path, manifest: dict[str, Any], renames: dict[str, str]) -> None:
@@ -73,8 +79,15 @@ def commit(run_dir: Path, manifest: dict[str, Any], renames: dict[str, str]) -> 
     os.replace(tmp, run_dir / MANIFEST)
 
 
-def load(run_dir: Path) -> dict[str, Any]:
+def path_of(run_dir: Path) -> Path:
+    """The manifest file of a run directory (the legacy name for runs written before)."""
     path = run_dir / MANIFEST
+    legacy = run_dir / LEGACY_MANIFEST
+    return legacy if not path.is_file() and legacy.is_file() else path
+
+
+def load(run_dir: Path) -> dict[str, Any]:
+    path = path_of(run_dir)
     if not path.is_file():
         raise ManifestError(f"{run_dir} has no {MANIFEST}: not a simkit run directory")
     try:

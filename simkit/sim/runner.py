@@ -31,6 +31,7 @@ from simkit.sim import manifest as mf
 
 MAX_SHARD = 1_000_000
 MIN_SHARD = 50_000
+DD_SHARD = 500
 CHUNK = 250_000
 
 
@@ -50,6 +51,7 @@ class RunOptions:
     declarer: int | None = None  # ... played by this seat
     store_hands: bool = False
     store_bids: bool = False  # bid_0..3, kontra_seat, re_seat columns
+    dd: bool = False  # dd_points, dd_won: the double-dummy value of each opening (simkit.solver)
     shard_size: int | None = None  # default: from the number of deals
     parties: bool = False  # old German game only: ``deals`` counts whole parties
 
@@ -68,6 +70,8 @@ class RunOptions:
                 raise RunError("--contract/--declarer do not apply to the old German game (trumps are chosen)")
             if self.store_bids:
                 raise RunError("--store-bids does not apply to the old German game (nobody bids)")
+            if self.dd:
+                raise RunError("--dd does not apply to the old German game (the solver plays the Bavarian game)")
             if self.parties and self.deals >= 2**51:
                 raise RunError(f"--parties must be below 2^51, not {self.deals}")
         if not 0 <= self.seed < 2**64:
@@ -85,6 +89,8 @@ class RunOptions:
     def shard(self) -> int:
         if self.shard_size:
             return self.shard_size
+        if self.dd:  # solving takes milliseconds a deal: small shards keep the progress bar and the cores busy
+            return min(DD_SHARD, max(1, math.ceil(self.deals / 8)))
         return min(MAX_SHARD, max(MIN_SHARD, math.ceil(self.deals / 8)))
 
     def identity(self) -> dict[str, Any]:
@@ -105,6 +111,7 @@ class RunOptions:
             "declarer": self.declarer,
             "store_hands": self.store_hands,
             "store_bids": self.store_bids,
+            **({"dd": True} if self.dd else {}),  # absent in runs without it (and in runs written before it)
         }
 
     def file_metadata(self) -> dict[str, str]:
@@ -136,7 +143,7 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     run_dir = Path(run_dir)
     name = mf.shard_name(start // opts.shard)
     tmp = mf.temp_path(run_dir / name)
-    sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids)
+    sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd)
     stats = ShardStats()
     try:
         with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
@@ -144,6 +151,8 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
                 b = min(a + chunk, stop)
                 games = play_games(opts.seed, a, b - a, opts.rules, seats=opts.seats,
                                    contract=opts.contract, declarer=opts.declarer)
+                if opts.dd:
+                    games.update(dd_columns(games, opts.rules))
                 writer.write_table(columns_from_games(games, sch))
                 stats.add(games)
     except BaseException:
@@ -152,6 +161,20 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     # the main process renames the file into place together with the manifest (simkit.sim.manifest.commit)
     return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict(),
             "pending": {tmp.name: name}}
+
+
+def dd_columns(games: dict[str, np.ndarray], rules: Ruleset) -> dict[str, np.ndarray]:
+    """``dd_points`` (the declaring side's double-dummy card points from the opening), ``dd_won`` (a Tout: every
+    trick) and ``dd_solved`` (False for passed deals) of played deals."""
+    from simkit.solver.api import solve_played
+
+    points = solve_played(games, rules, "points")
+    won = points["value"] >= 61
+    tout = np.asarray(games["tout"], np.bool_) & points["solved"]
+    if tout.any():  # a Tout is won by every trick, not by 61 points
+        only_touts = dict(games, declarer=np.where(tout, games["declarer"], -1))
+        won = np.where(tout, solve_played(only_touts, rules, "win")["value"] == 1, won)
+    return {"dd_points": points["value"].astype(np.uint8), "dd_won": won, "dd_solved": points["solved"]}
 
 
 class ShardStats:
@@ -235,8 +258,8 @@ def prepare_dir(out: Path, opts: RunOptions, resume: bool, force: bool) -> dict[
 
 def _written_by_simkit(p: Path) -> bool:
     n = p.name
-    return p.is_file() and (n == mf.MANIFEST or (n.startswith("part-") and n.endswith(".parquet"))
-                            or mf.is_temp(n) or n == "parties.parquet"
+    return p.is_file() and (n in (mf.MANIFEST, mf.LEGACY_MANIFEST) or (n.startswith("part-") and n.endswith(".parquet"))
+                            or mf.is_temp(n) or n in ("_parties.parquet", "parties.parquet")
                             or (n.startswith("_parties-") and n.endswith(".parquet")))
 
 
@@ -282,6 +305,9 @@ def run(opts: RunOptions, out: str | Path, *, workers: int | None = None, resume
         if progress:
             progress(entry["rows"])
 
+    # Load (on a fresh install: compile, about 30 s, said on stderr) the kernels before the clock starts, so the
+    # rate reported is that of the play itself; forked workers inherit them.
+    _import_player(opts, notice=progress is not None)
     t0 = time.perf_counter()
     if backend == "local":
         _run_local(opts, todo, out, workers, chunk, finished)
@@ -316,7 +342,6 @@ def _run_local(opts, todo, out, workers, chunk, finished) -> None:
     # it), but only while this process has no other thread: forking a threaded process can deadlock. The
     # kernels use no threading layer, so a forked child runs them safely.
     if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
-        _import_player(opts)
         ctx = mp.get_context("fork")
     else:
         ctx = mp.get_context("spawn")
@@ -333,12 +358,20 @@ def _run_local(opts, todo, out, workers, chunk, finished) -> None:
             raise
 
 
-def _import_player(opts: RunOptions) -> None:
-    """Load the kernel that will play the shards (so forked workers inherit it)."""
+def _import_player(opts: RunOptions, notice: bool = True) -> None:
+    """Load the kernels that will play the shards (so forked workers inherit them), saying on stderr when they
+    are being compiled (a fresh install's first run)."""
+    from simkit.warmup import compile_notice
+
     if opts.game == "old-german":
-        import simkit.oldgerman.kernel  # noqa: F401
-    else:
+        with compile_notice("the old German game's kernel", enabled=notice):
+            import simkit.oldgerman.kernel  # noqa: F401
+        return
+    with compile_notice("the game kernel", enabled=notice):
         import simkit.engine.game  # noqa: F401
+    if opts.dd:
+        from simkit.solver.api import warm_up
+        warm_up(notice)
 
 
 def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:

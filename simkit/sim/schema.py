@@ -42,10 +42,17 @@ BID_FIELDS = [
     pa.field("re_seat", pa.int8(), nullable=False),
 ]
 HAND_FIELDS = [pa.field(f"hand_{s}", pa.uint32(), nullable=False) for s in range(4)]
+#: ``--dd``: the double-dummy value of the opening position of the contract played (null for passed deals)
+DD_FIELDS = [
+    pa.field("dd_points", pa.uint8(), nullable=True),
+    pa.field("dd_won", pa.bool_(), nullable=True),
+]
 
 
-def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False) -> pa.Schema:
-    fields = BASE_FIELDS + (BID_FIELDS if store_bids else []) + (HAND_FIELDS if store_hands else [])
+def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False,
+           dd: bool = False) -> pa.Schema:
+    fields = (BASE_FIELDS + (BID_FIELDS if store_bids else []) + (HAND_FIELDS if store_hands else [])
+              + (DD_FIELDS if dd else []))
     return pa.schema(fields, metadata=metadata)
 
 
@@ -60,6 +67,10 @@ def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table
         "doubling": g["doublings"],
         "impossible": g.get("impossible", np.zeros(n, np.bool_)),
     }
+    if "dd_points" in g:  # null where the deal was passed
+        unsolved = ~np.asarray(g["dd_solved"], np.bool_)
+        cols["dd_points"] = arrow.column(g["dd_points"], pa.uint8(), null=unsolved)
+        cols["dd_won"] = arrow.column(g["dd_won"], pa.bool_(), null=unsolved)
     per_seat = {"payout": "payouts", "bid": "bids", "hand": "hands"}  # column prefix -> (n, 4) array
     for f in schema_:
         if f.name in cols:

@@ -84,22 +84,28 @@ def default_workspace() -> Workspace:
     return _DEFAULT
 
 
-def _chain(pos: Position, objective: str) -> tuple[int, np.ndarray, np.ndarray]:
+def _chain(objective: str, tout: bool, hand_size: int) -> tuple[int, np.ndarray, np.ndarray]:
     """(kernel objective, threshold measures, threshold values) of an objective (simkit.solver.values)."""
     from simkit.solver.search import MEASURE_POINTS as P
     from simkit.solver.search import MEASURE_TRICKS as T
     from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS
 
-    hs = pos.rules.hand_size
+    hs = hand_size
     if objective == "points":
-        return OBJ_POINTS, np.zeros(1, np.int64), np.zeros(1, np.int64)
+        return OBJ_POINTS, np.zeros(5, np.int64), np.zeros(5, np.int64)
     if objective == "win":
-        chain = [(T, hs)] if pos.contract.tout else [(P, 61)]
+        chain = [(T, hs)] if tout else [(P, 61)]
     elif objective == "payout":
-        chain = [(T, hs)] if pos.contract.tout else [(T, 1), (P, 31), (P, 61), (P, 91), (T, hs)]
+        chain = [(T, hs)] if tout else [(T, 1), (P, 31), (P, 61), (P, 91), (T, hs)]
     else:
         raise SolverError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
+    chain += [(0, 0)] * (5 - len(chain))  # fixed length, so the bulk kernel can stack the chains of a run
     return OBJ_LEVEL, np.array([m for m, _ in chain], np.int64), np.array([v for _, v in chain], np.int64)
+
+
+def _chain_length(objective: str, tout: bool) -> int:
+    """How many thresholds of the (padded) chain count."""
+    return {"points": 0, "win": 1, "payout": 1 if tout else 5}[objective]
 
 
 def _kernel_position(pos: Position, ws: Workspace):
@@ -170,7 +176,8 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     from simkit.solver.values import card_values
 
     ws = workspace or default_workspace()
-    kobj, thr_m, thr_v = _chain(position, objective)
+    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
+    n_thr = _chain_length(objective, position.contract.tout)
     t0 = time.perf_counter()
     if position.is_over:
         v = _final(position, objective)
@@ -179,7 +186,7 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     s, ctx, tabs, masks, card_of = _kernel_position(position, ws)
     raw = np.full(32, -(1 << 40), np.int64)
     guess = position_guess(position) if kobj == 0 else 0
-    legal = card_values(s, ctx, tabs, masks, kobj, thr_m, thr_v, len(thr_m), guess, ws.arrays, raw, ws.scratch)
+    legal = card_values(s, ctx, tabs, masks, kobj, thr_m, thr_v, n_thr, guess, ws.arrays, raw, ws.scratch)
     if legal < 0:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
     values = {int(card_of[i]): _to_objective(position, objective, int(raw[i])) for i in range(32) if (legal >> i) & 1}
@@ -214,11 +221,12 @@ def position_value(position: Position, objective: str = "points", *, workspace: 
     if position.is_over:
         return _final(position, objective)
     ws = workspace or default_workspace()
-    kobj, thr_m, thr_v = _chain(position, objective)
+    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
+    n_thr = _chain_length(objective, position.contract.tout)
     ws.start(node_limit)
     s, ctx, tabs, masks, _ = _kernel_position(position, ws)
     guess = position_guess(position) if kobj == 0 else 0
-    raw = kernel_value(s, ctx, tabs, masks, kobj, thr_m, thr_v, len(thr_m), guess, ws.arrays)
+    raw = kernel_value(s, ctx, tabs, masks, kobj, thr_m, thr_v, n_thr, guess, ws.arrays)
     if ws.stats[2]:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
     return _to_objective(position, objective, int(raw))
@@ -244,3 +252,151 @@ def threshold(position: Position, *, points: int | None = None, tricks: int | No
     if r < 0:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
     return bool(r)
+
+
+def warm_up(notice: bool = True) -> None:
+    """Compile (or load from numba's cache) the solver's kernels, saying so on stderr when it takes a while."""
+    from simkit.cards import parse_card, parse_hands
+    from simkit.rules.contracts import SOLO, Contract
+    from simkit.warmup import compile_notice
+
+    hands = parse_hands(["EO GO HO SO EU GU HU SU", "EA EZ EK E9 E8 E7 GA GZ", "GK G9 G8 G7 HA HZ HK H9",
+                         "H8 H7 SA SZ SK S9 S8 S7"])
+    pos = Position.opening(hands, Contract(SOLO, 2), 0).after(parse_card("EO"))  # a mid-trick position
+    with compile_notice("the solver's kernels", enabled=notice):
+        for objective in OBJECTIVES:
+            solve(pos, objective, workspace=Workspace(table_bits=10))
+        threshold(pos, points=61, workspace=Workspace(table_bits=10))
+        position_value(pos, workspace=Workspace(table_bits=10))
+
+
+# ---------------------------------------------------------------------------------------- many deals
+
+def level_payouts(contract, tariff, laufende: int, doublings: int, hand_size: int) -> tuple[int, ...]:
+    """The declarer seat's payout at each level of the payout chain (six levels, lost schwarz .. won schwarz; two
+    for a Tout), under ``tariff``."""
+    from simkit.reference import price_of
+
+    mult = 1 if contract.kind == RUFSPIEL else 3
+
+    def pay(won, schneider=False, schwarz=False):
+        price, _ = price_of(contract, tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,
+                            doublings=doublings)
+        return (price if won else -price) * mult
+
+    if contract.tout:
+        return pay(False), pay(True)
+    return (pay(False, True, True), pay(False, True), pay(False), pay(True), pay(True, True), pay(True, True, True))
+
+
+def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points", *, cards: bool = False,
+                 workspace: Workspace | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
+    """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
+    the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals), ``solved``,
+    ``nodes``, and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal`` (uint32 mask) of the opening
+    leader's cards."""
+    from simkit.reference import contract_from_row
+    from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
+    from simkit.solver.bulk import SKIPPED, solve_rows
+    from simkit.solver.tables import solver_tables
+
+    ws = workspace or default_workspace()
+    kind = np.asarray(games["kind"], np.int64)
+    suit = np.asarray(games["suit"], np.int64)
+    tout = np.asarray(games["tout"], np.bool_)
+    declarer = np.asarray(games["declarer"], np.int64).copy()
+    declarer[kind < 0] = -1
+    n = len(kind)
+    variant = np.zeros(n, np.int64)
+    variant[kind == 1] = V_SOLO + suit[kind == 1]
+    variant[kind == 2] = V_WENZ
+    variant[kind == 3] = V_GEIER
+    variant[kind == 4] = V_FARBWENZ + suit[kind == 4]
+    variant[kind == 5] = V_FARBGEIER + suit[kind == 5]
+    called = np.where(kind == RUFSPIEL, suit, -1).astype(np.int64)
+    hs = rules.hand_size
+    kobj, m0, v0 = _chain(objective, False, hs)
+    _, m1, v1 = _chain(objective, True, hs)
+    chain_len = np.array([_chain_length(objective, False), _chain_length(objective, True)], np.int64)
+    st = solver_tables(rules)
+    value = np.zeros(n, np.int64)
+    nodes = np.zeros(n, np.int64)
+    card_values_ = np.zeros((n if cards else 0, 32), np.int64)
+    legal = np.zeros(n, np.int64)
+    ws.start(node_limit)
+    done = solve_rows(np.asarray(games["hands"], np.uint32), variant, called, declarer, tout.astype(np.int64),
+                      rules.run_away_min, kobj, np.stack([m0, m1]), np.stack([v0, v1]), chain_len, st.tabs,
+                      st.suit_mask, st.id_of, st.card_of, cards, ws.arrays, value, nodes,
+                      card_values_ if cards else np.zeros((n, 32), np.int64), legal)
+    if done < n:
+        raise SolverError(f"deal {int(games['deal_id'][done])}: the search exceeded its node limit of {node_limit:,}")
+    solved = value != SKIPPED
+    value[~solved] = 0
+    if objective == "payout":  # levels -> the declarer's payout under the ruleset's tariff
+        cache: dict[tuple, tuple[int, ...]] = {}
+        lauf = np.asarray(games["laufende"], np.int64)
+        dbl = np.asarray(games["doublings"], np.int64)
+        for i in np.flatnonzero(solved):
+            key = (int(kind[i]), int(suit[i]), bool(tout[i]), int(lauf[i]), int(dbl[i]))
+            if key not in cache:
+                cache[key] = level_payouts(contract_from_row(kind[i], suit[i], tout[i]), rules.tariff, key[3],
+                                           key[4], hs)
+            table = cache[key]
+            value[i] = table[value[i]]
+            if cards:
+                lm = int(legal[i])
+                for c in range(32):
+                    if (lm >> c) & 1:
+                        card_values_[i, c] = table[card_values_[i, c]]
+    out = {"value": value.astype(np.int32), "solved": solved, "nodes": nodes}
+    if cards:
+        out["card_values"] = card_values_.astype(np.int32)
+        out["legal"] = legal.astype(np.uint32)
+    return out
+
+
+def solve_openings(seed: int, start: int, n: int, ruleset=None, *, objective: str = "points", cards: bool = False,
+                   seats=("heuristic",) * 4, contract=None, declarer: int | None = None,
+                   workers: int | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
+    """Solve the opening positions of deals ``start .. start+n-1`` of run ``seed``, as the contract each deal
+    is played in a run with these ``seats`` (their bidding), or forced with ``contract``/``declarer`` (as
+    ``simkit run --contract``). The deals are regenerated from (seed, deal index) and split over ``workers``
+    processes (default: all cores); the values do not depend on the split.
+
+    Returns the deal columns ``deal_id``, ``kind``, ``suit``, ``tout``, ``declarer`` (-1 passed), ``hands``, and
+    the solver's ``value``, ``solved``, ``nodes`` (and ``card_values``, ``legal`` with ``cards``), one row a deal."""
+    import os
+
+    from simkit.rules.ruleset import load_ruleset
+
+    rules = ruleset if hasattr(ruleset, "tariff") else load_ruleset(ruleset)
+    if objective not in OBJECTIVES:
+        raise SolverError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
+    workers = max(1, min(workers or os.cpu_count() or 1, max(1, n)))
+    bounds = [start + n * w // workers for w in range(workers + 1)]
+    jobs = [(seed, a, b - a, rules, objective, cards, tuple(seats), contract, declarer, node_limit)
+            for a, b in zip(bounds, bounds[1:]) if b > a]
+    if len(jobs) <= 1:
+        parts = [_solve_openings_part(*j) for j in jobs]
+    else:
+        import multiprocessing as mp
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+
+        _solve_openings_part(seed, start, 0, rules, objective, cards, tuple(seats), contract, declarer, None)
+        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1
+                             else "spawn")
+        with ProcessPoolExecutor(max_workers=len(jobs), mp_context=ctx) as pool:
+            parts = list(pool.map(_solve_openings_part, *zip(*jobs)))
+    if not parts:
+        return {}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _solve_openings_part(seed, start, n, rules, objective, cards, seats, contract, declarer, node_limit):
+    from simkit.engine.game import play_games
+
+    games = play_games(seed, start, n, rules, seats=seats, contract=contract, declarer=declarer)
+    out = {k: games[k] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands")}
+    out.update(solve_played(games, rules, objective, cards=cards, workspace=Workspace(), node_limit=node_limit))
+    return out

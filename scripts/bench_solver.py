@@ -1,0 +1,143 @@
+"""Solver benchmark (``scripts/bench.py solver``): opening positions of declared games, every legal card valued,
+per objective, contract and deck; and whole games (every position of a game on one table).
+
+Deals come from ``simkit run``'s bidding (the heuristic on all seats, default ruleset), so the contracts are ones a
+player would declare; random hands almost never make 61 and are easy. Every solve starts from a cleared table (the
+cost of one position from scratch). Tasks run one per core, each timing its own solves on one core.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+CONTRACTS = ("rufspiel", "solo", "wenz", "geier")
+OBJECTIVES = ("win", "payout", "points")
+
+
+def declared_deals(deck: str, per_contract: int, seed: int = 2026) -> dict[str, list]:
+    """Up to ``per_contract`` (hands, contract, declarer, doublings) per contract kind, Touts left out."""
+    from simkit.engine.game import play_games
+    from simkit.rules import Contract, load_ruleset
+    from simkit.rules.contracts import KIND_NAMES, KINDS_WITH_SUIT
+
+    rules = load_ruleset().replace(deck=deck)
+    out: dict[str, list] = {c: [] for c in CONTRACTS}
+    start = 0
+    while any(len(v) < per_contract for v in out.values()) and start < 50 * per_contract * 40:
+        g = play_games(seed, start, 20_000, rules)
+        for i in range(len(g["kind"])):
+            k = int(g["kind"][i])
+            if k < 0 or g["tout"][i] or KIND_NAMES[k] not in out or len(out[KIND_NAMES[k]]) >= per_contract:
+                continue
+            su = int(g["suit"][i])
+            c = Contract(k, su if k in KINDS_WITH_SUIT else None)
+            out[KIND_NAMES[k]].append(([int(h) for h in g["hands"][i]], c, int(g["declarer"][i]),
+                                       int(g["doublings"][i])))
+        start += 20_000
+    return out
+
+
+def time_openings(deck: str, contract: str, objective: str, per_contract: int) -> dict:
+    """Times and nodes of solving each opening with every card valued (one core)."""
+    from simkit.rules import load_ruleset
+    from simkit.solver import Position, Workspace, solve
+
+    rules = load_ruleset().replace(deck=deck)
+    deals = declared_deals(deck, per_contract)[contract]
+    ws = Workspace()
+    times, nodes = [], []
+    for hands, c, d, dbl in deals:
+        pos = Position.opening(hands, c, d, rules, doublings=dbl)
+        ws.clear()
+        t0 = time.perf_counter()
+        sol = solve(pos, objective, workspace=ws)
+        times.append(time.perf_counter() - t0)
+        nodes.append(sol.nodes)
+    return {"deck": deck, "contract": contract, "objective": objective, "times": np.array(times),
+            "nodes": np.array(nodes)}
+
+
+def time_whole_games(deck: str, games: int, objective: str = "points", seed: int = 7) -> dict:
+    """Every position of games played by the heuristic, on one table per game: total time against the opening's."""
+    from simkit.engine.game import play_games
+    from simkit.rules import Contract, load_ruleset
+    from simkit.rules.contracts import KINDS_WITH_SUIT
+    from simkit.solver import Position, Workspace, solve
+
+    rules = load_ruleset().replace(deck=deck)
+    g = play_games(seed, 0, 4 * games + 100, rules, trace=True)
+    ws = Workspace()
+    whole, opening, positions = [], [], 0
+    for i in np.flatnonzero((g["kind"] >= 0) & ~g["tout"])[:games]:
+        k, su = int(g["kind"][i]), int(g["suit"][i])
+        c = Contract(k, su if k in KINDS_WITH_SUIT else None)
+        pos = Position.opening([int(h) for h in g["hands"][i]], c, int(g["declarer"][i]), rules,
+                               doublings=int(g["doublings"][i]))
+        ws.clear()  # the opening alone, from scratch
+        t0 = time.perf_counter()
+        solve(pos, objective, workspace=ws)
+        opening.append(time.perf_counter() - t0)
+        ws.clear()  # the whole game on one table
+        t0 = time.perf_counter()
+        for card in g["trace_played"][i]:
+            solve(pos, objective, workspace=ws)
+            positions += 1
+            pos = pos.after(int(card))
+        whole.append(time.perf_counter() - t0)
+    return {"deck": deck, "whole": np.array(whole), "opening": np.array(opening), "positions": positions}
+
+
+def run_tasks(per_contract: int, games: int, workers: int = 2) -> tuple[list[dict], list[dict]]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    tasks = [(deck, c, o, per_contract) for deck in ("long", "short") for o in OBJECTIVES for c in CONTRACTS]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        openings = list(pool.map(time_openings, *zip(*tasks)))
+        whole = list(pool.map(time_whole_games, ("long", "short"), (games, games)))
+    return openings, whole
+
+
+def _ms(x) -> str:
+    return f"{1000 * x:.1f}" if x < 10 else f"{x:.1f} s"
+
+
+def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine: str, load: float) -> str:
+    lines = [
+        "## Solver: opening positions of declared games, every legal card valued",
+        "",
+        f"Machine: {machine}. Load average at the start: {load:.1f}.",
+        "",
+        f"Up to {per_contract:,} deals per contract and deck from `simkit run`'s bidding (heuristic on all seats, "
+        "default ruleset; Touts left out), the opening position in the contract declared; `solve(position, "
+        "objective)` values every legal card of forehand, from a cleared table. One core per task (two tasks at a "
+        "time on the two cores). Times in milliseconds.",
+        "",
+        "| deck | objective | contract | deals | median ms | p90 ms | p99 ms | max | median nodes | p99 nodes |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in openings:
+        t, n = r["times"], r["nodes"]
+        if not len(t):
+            continue
+        lines.append(f"| {r['deck']} | {r['objective']} | {r['contract']} | {len(t):,} | {_ms(np.median(t))} | "
+                     f"{_ms(np.percentile(t, 90))} | {_ms(np.percentile(t, 99))} | {_ms(t.max())} | "
+                     f"{np.median(n):,.0f} | {np.percentile(n, 99):,.0f} |")
+    lines += ["", "All contracts together:", "",
+              "| deck | objective | median ms | p90 ms | p99 ms | max |", "|---|---|---:|---:|---:|---:|"]
+    for deck in ("long", "short"):
+        for o in OBJECTIVES:
+            t = np.concatenate([r["times"] for r in openings if r["deck"] == deck and r["objective"] == o])
+            if len(t):
+                lines.append(f"| {deck} | {o} | {_ms(np.median(t))} | {_ms(np.percentile(t, 90))} | "
+                             f"{_ms(np.percentile(t, 99))} | {_ms(t.max())} |")
+    lines += ["", "Whole games: every position of a game the heuristic played (every card, each position's legal "
+              "cards valued, `points`), on one table per game, against the opening position alone:", "",
+              "| deck | games | positions/s | median game | median opening | whole game / opening (median) |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for r in whole:
+        ratio = np.median(r["whole"] / r["opening"])
+        lines.append(f"| {r['deck']} | {len(r['whole'])} | {r['positions'] / r['whole'].sum():,.0f} | "
+                     f"{_ms(np.median(r['whole']))} | {_ms(np.median(r['opening']))} | {ratio:.2f} |")
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""Opening positions of many deals in one kernel call (``solve_openings``, ``simkit run --dd``).
+
+``solve_rows`` takes the columns of played deals (hands, contract variant, called suit, declarer, Tout) and, per
+row, rebuilds the opening position in rank space and solves it: the position's value, or every legal card's value
+too. Rows with a negative declarer (passed deals) are skipped. The workspace (table, stack) is shared by all rows:
+entries of different deals never match (the key holds the whole hands).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.engine.bits import cttz
+from simkit.solver.jit import solver_jit
+from simkit.solver.search import ABORTED, C_TEAM, NC, NS, ST_NODES
+from simkit.solver.values import OBJ_POINTS, card_values, init_position, position_value
+
+SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
+
+
+@solver_jit(inline="always")
+def to_rank_space(mask, id_of_v):
+    """A card mask in rank space."""
+    out = np.int64(0)
+    m = np.int64(mask)
+    while m != 0:
+        out |= np.int64(1) << id_of_v[cttz(m)]
+        m &= m - 1
+    return out
+
+
+@solver_jit
+def solve_rows(hands, variants, called, declarers, touts, run_min, objective, chains_m, chains_v, chain_len,
+               tabs_all, masks_all, id_of_all, card_of_all, with_cards, ws, out_value, out_nodes, out_cards,
+               out_legal):
+    """Solve the opening position of every row. ``chains_m/v[t]`` and ``chain_len[t]``: the threshold chain for
+    plain games (t = 0) and Touts (t = 1) of a level objective. ``out_cards[i, card]`` gets every legal card's value
+    when ``with_cards`` (``out_legal[i]`` the legal mask, in card space). Returns the number of rows done (less
+    than n only if the node limit was hit)."""
+    n = hands.shape[0]
+    s = np.zeros(NS, np.int64)
+    s2 = np.zeros(NS, np.int64)
+    ctx = np.zeros(NC, np.int64)
+    raw = np.zeros(32, np.int64)
+    stats = ws[4]
+    for i in range(n):
+        d = declarers[i]
+        out_nodes[i] = 0
+        out_legal[i] = 0
+        if d < 0:
+            out_value[i] = SKIPPED
+            continue
+        v = variants[i]
+        tabs = tabs_all[v]
+        masks = masks_all[v]
+        id_of = id_of_all[v]
+        cs = called[i]
+        ace_id = id_of[8 * cs + 7] if cs >= 0 else -1
+        init_position(to_rank_space(hands[i, 0], id_of), to_rank_space(hands[i, 1], id_of),
+                      to_rank_space(hands[i, 2], id_of), to_rank_space(hands[i, 3], id_of), cs, ace_id, d,
+                      run_min, v, tabs, masks, s, ctx)
+        t = 1 if touts[i] else 0
+        before = stats[ST_NODES]
+        guess = 60 if objective == OBJ_POINTS else 0
+        if with_cards:
+            legal = card_values(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess, ws,
+                                raw, s2)
+            if legal < 0:
+                return i
+            best = SKIPPED
+            mine = ctx[C_TEAM] & 1  # seat 0 leads the opening: the declaring side's?
+            m = legal
+            lm = np.int64(0)
+            while m != 0:
+                c = cttz(m)
+                m &= m - 1
+                card = card_of_all[v, c]
+                out_cards[i, card] = raw[c]
+                lm |= np.int64(1) << card
+                if best == SKIPPED or (mine and raw[c] > best) or (not mine and raw[c] < best):
+                    best = raw[c]
+            out_value[i] = best
+            out_legal[i] = lm
+        else:
+            val = position_value(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess, ws)
+            if val == ABORTED or val < 0:
+                return i
+            out_value[i] = val
+        out_nodes[i] = stats[ST_NODES] - before
+    return n
