@@ -179,10 +179,39 @@ def test_solve_command_table_and_usage_errors(tmp_path):
     assert r.returncode == 2 and "does not exist" in r.stderr
 
 
-def test_run_dd_columns(tmp_path):
-    out = tmp_path / "dd"
+@pytest.fixture(scope="module")
+def dd_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dd") / "run"
     r = cli("run", "--deals", "120", "--seed", "3", "--dd", "--out", out, "--workers", "2")
     assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_report_of_a_dd_run(dd_run, tmp_path):
+    import analysis as an
+
+    r = cli("report", dd_run, "--out", tmp_path / "rep")
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert ">Double dummy</h2>" in html and "DD win rate" in html
+    dd = pd.read_csv(tmp_path / "rep" / "tables" / "double_dummy.csv")
+    df = read_parts(dd_run)
+    played = df[df.contract != "pass"]
+    assert dd.games.sum() == len(played)
+    ruf = dd[dd.contract == "rufspiel"].iloc[0]
+    rows = played[played.contract == "rufspiel"]
+    assert ruf.dd_win_rate == pytest.approx(rows.dd_won.mean())
+    assert ruf.points_gap == pytest.approx((rows.dd_points.astype(int) - rows.declarer_points.astype(int)).mean())
+    assert an.double_dummy_by_shape(an.scan(dd_run))["games"].sum() == len(played)
+    # a run without --dd has no such section, and the API says how to get one
+    plain = tmp_path / "plain"
+    assert cli("run", "--deals", "2000", "--out", plain, "--workers", "1").returncode == 0
+    with pytest.raises(an.AnalysisError, match="simkit run --dd"):
+        an.double_dummy(an.scan(plain))
+
+
+def test_run_dd_columns(dd_run, tmp_path):
+    out = dd_run
     df = read_parts(out)
     passed = df.contract == "pass"
     assert df.dd_points[passed].isna().all() and df.dd_won[passed].isna().all()
