@@ -18,7 +18,7 @@ from simkit.rules import Contract, load_ruleset
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
 from simkit.solver import Position, Workspace, solve, threshold
 from simkit.solver.api import _kernel_position
-from simkit.solver.search import C_TEAM, S_DP, S_K, S_REMPTS, guaranteed
+from simkit.solver.search import C_TEAM, S_DP, S_DT, S_K, S_LEADER, S_REMPTS, S_TP, guaranteed, trick_bound
 
 PLAIN = Workspace(table_bits=16, flags=0)
 FAST = Workspace(table_bits=18)
@@ -91,8 +91,8 @@ def test_guaranteed_bounds_hold(seed):
         s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
         assert s[S_K] == 0
         dp, rem, team = int(s[S_DP]), int(s[S_REMPTS]), int(ctx[C_TEAM])
-        gain, gain_tricks = guaranteed(s.copy(), team, tabs, masks, 1 << 20)
-        loss, loss_tricks = guaranteed(s.copy(), 15 & ~team, tabs, masks, 1 << 20)
+        gain, gain_tricks = guaranteed(s.copy(), team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
+        loss, loss_tricks = guaranteed(s.copy(), 15 & ~team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
         assert threshold(pos, points=dp + gain, workspace=PLAIN)
         assert not threshold(pos, points=dp + rem - loss + 1, workspace=PLAIN)
         dt = sum(1 for _, _, w in pos.game.tricks if w in pos.team)
@@ -102,3 +102,25 @@ def test_guaranteed_bounds_hold(seed):
         checked += gain > 0 or loss > 0
     assert checked > 30  # the bounds promised something in most positions
 
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trick_bounds_hold(seed):
+    """Inside a trick whose winner is decided, ``trick_bound`` is a promise too (checked like the bounds above)."""
+    decided = 0
+    for pos in random_positions(3000 + seed, 150, (3, 4, 5, 6)):
+        if not pos.game.current:
+            continue
+        s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+        dp, dt, rem_all = int(s[S_DP]), int(s[S_DT]), int(s[S_REMPTS]) + int(s[S_TP])
+        gain, loss = trick_bound(s.copy(), ctx, tabs, masks, 0, 1 << 20, 1 << 20)
+        gain_t, loss_t = trick_bound(s.copy(), ctx, tabs, masks, 1, 1 << 20, 1 << 20)
+        if not (gain or loss or gain_t or loss_t):
+            continue
+        decided += 1
+        assert threshold(pos, points=dp + gain, workspace=PLAIN)
+        assert not threshold(pos, points=dp + rem_all - loss + 1, workspace=PLAIN)
+        left = len(pos.game.hands[pos.to_move])  # tricks still to finish, this one included
+        assert threshold(pos, tricks=dt + gain_t, workspace=PLAIN)
+        assert not threshold(pos, tricks=dt + left - loss_t + 1, workspace=PLAIN)
+    assert decided > 8

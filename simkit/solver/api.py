@@ -298,6 +298,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     from simkit.reference import contract_from_row
     from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
     from simkit.solver.bulk import SKIPPED, solve_rows
+    from simkit.solver.search import NC, NS
     from simkit.solver.tables import solver_tables
 
     ws = workspace or default_workspace()
@@ -327,7 +328,8 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     done = solve_rows(np.asarray(games["hands"], np.uint32), variant, called, declarer, tout.astype(np.int64),
                       rules.run_away_min, kobj, np.stack([m0, m1]), np.stack([v0, v1]), chain_len, st.tabs,
                       st.suit_mask, st.id_of, st.card_of, cards, ws.arrays, value, nodes,
-                      card_values_ if cards else np.zeros((n, 32), np.int64), legal)
+                      card_values_ if cards else np.zeros((n, 32), np.int64), legal, np.zeros(NS, np.int64),
+                      np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64))
     if done < n:
         raise SolverError(f"deal {int(games['deal_id'][done])}: the search exceeded its node limit of {node_limit:,}")
     solved = value != SKIPPED

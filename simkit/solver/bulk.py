@@ -12,7 +12,7 @@ import numpy as np
 
 from simkit.engine.bits import cttz
 from simkit.solver.jit import solver_jit
-from simkit.solver.search import ABORTED, C_TEAM, NC, NS, ST_NODES
+from simkit.solver.search import ABORTED, C_TEAM, ST_NODES
 from simkit.solver.values import OBJ_POINTS, card_values, init_position, position_value
 
 SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
@@ -32,16 +32,13 @@ def to_rank_space(mask, id_of_v):
 @solver_jit
 def solve_rows(hands, variants, called, declarers, touts, run_min, objective, chains_m, chains_v, chain_len,
                tabs_all, masks_all, id_of_all, card_of_all, with_cards, ws, out_value, out_nodes, out_cards,
-               out_legal):
+               out_legal, s, s2, ctx, raw):
     """Solve the opening position of every row. ``chains_m/v[t]`` and ``chain_len[t]``: the threshold chain for
     plain games (t = 0) and Touts (t = 1) of a level objective. ``out_cards[i, card]`` gets every legal card's value
-    when ``with_cards`` (``out_legal[i]`` the legal mask, in card space). Returns the number of rows done (less
-    than n only if the node limit was hit)."""
+    when ``with_cards`` (``out_legal[i]`` the legal mask, in card space). ``s``, ``s2`` (int64[NS]), ``ctx``
+    (int64[NC]) and ``raw`` (int64[32]) are scratch. Returns the number of rows done (less than n only if the node
+    limit was hit)."""
     n = hands.shape[0]
-    s = np.zeros(NS, np.int64)
-    s2 = np.zeros(NS, np.int64)
-    ctx = np.zeros(NC, np.int64)
-    raw = np.zeros(32, np.int64)
     stats = ws[4]
     for i in range(n):
         d = declarers[i]

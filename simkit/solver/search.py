@@ -402,7 +402,7 @@ def above_all(mine, theirs):
 
 
 @solver_jit(inline="always")
-def guaranteed(s, side, tabs, suit_mask, enough):
+def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
     * Sure trumps: trumps stronger than every trump of the other side. Each lands in a trick the side wins, so
@@ -416,9 +416,12 @@ def guaranteed(s, side, tabs, suit_mask, enough):
       led (all of the opponents' trumps when they are drawn).
     * Otherwise, into the distinct tricks one player of the side is sure to win, every opponent puts a card: at
       least his cheapest ones.
-    The opponents' cards are not added up when the side's own cards already make ``enough`` points."""
+    The opponents' cards are not added up when the side's own cards already make ``enough`` points.
+
+    ``leader``: who leads next. ``cap_penalty`` 1 makes the bound hold also after every opponent has played one
+    more card of his hand as it is (see :func:`trick_bound`): that can only shrink what the opponents hold and
+    make the side's cards surer, except that an opponent may be one card shorter in a suit."""
     tm = np.int64(suit_mask[TRUMP])
-    leader = s[S_LEADER]
     opp = np.int64(0)
     max_opp_tr = 0
     for seat in range(4):
@@ -456,7 +459,8 @@ def guaranteed(s, side, tabs, suit_mask, enough):
                         ln = popcount(s[o] & sm)
                         if ln < cap:
                             cap = ln
-                if cap == 0:
+                cap -= cap_penalty
+                if cap <= 0:
                     continue
                 if q > cap:  # cash the dearest ``cap`` of them
                     own -= cheapest_points(win, q - cap, tabs)
@@ -497,6 +501,45 @@ def guaranteed(s, side, tabs, suit_mask, enough):
         if not (side >> seat) & 1:
             spread += cheapest_points(s[seat], most, tabs)
     return own + max(spread, plan_in), most
+
+
+@solver_jit(inline="always")
+def trick_bound(s, ctx, tabs, suit_mask, measure, enough_gain, enough_loss):
+    """(gain, loss) that hold inside a trick whose winner is already decided: the best card so far cannot be beaten
+    by any player still to play, and every one of those is on the other side. The winner's side then takes the
+    trick (its cards so far; the others' cards, at least 0) and afterwards what ``guaranteed`` promises it on the
+    hands as they are, the winner leading. (0, 0) when the trick is not decided. For the points measure, gain is
+    what the declaring side surely takes from here on, loss what the defenders surely take."""
+    k = s[S_K]
+    best_seat = s[S_BSEAT]
+    team = ctx[C_TEAM]
+    wside = team if (team >> best_seat) & 1 else 15 & ~team
+    tm = np.int64(suit_mask[TRUMP])
+    best = s[S_BEST]
+    above = tabs[T_ABOVE, best]
+    led_mask = np.int64(suit_mask[s[S_BEFF]])
+    seat = (s[S_LEADER] + k) & 3
+    for _ in range(k, 4):
+        if (wside >> seat) & 1:
+            return 0, 0  # a player of the winner's side is still to play: his card is his choice
+        hand = s[seat]
+        if s[S_BEFF] == TRUMP:
+            if hand & tm & above:
+                return 0, 0
+        else:
+            follow = hand & led_mask
+            if (follow & above) != 0 or (follow == 0 and (hand & tm) != 0):
+                return 0, 0
+        seat = (seat + 1) & 3
+    enough = enough_gain if wside == team else enough_loss
+    gp, gt = guaranteed(s, wside, tabs, suit_mask, enough - s[S_TP], best_seat, 1)
+    if measure == MEASURE_POINTS:
+        g = s[S_TP] + gp
+    else:
+        g = 1 + gt
+    if wside == team:
+        return g, 0
+    return 0, g
 
 
 @solver_jit(inline="always")
@@ -576,7 +619,8 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 else:
                     if flags & FLAG_BOUNDS:
                         # what the declaring side is sure of (cheaper than the table, and decides most positions)
-                        gp, gt = guaranteed(s, team, tabs, suit_mask, b - base if measure == MEASURE_POINTS else INF)
+                        gp, gt = guaranteed(s, team, tabs, suit_mask, b - base if measure == MEASURE_POINTS else INF,
+                                            s[S_LEADER], 0)
                         lo = base + (gp if measure == MEASURE_POINTS else gt)
                     if lo < b:
                         k1, k2, meta = table_key(s, ctx, tabs, measure, gen)
@@ -590,10 +634,16 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                                 hi = base + thi
                     if lo < b and hi > a and flags & FLAG_BOUNDS:  # ... and the defenders
                         lp, lt = guaranteed(s, 15 & ~team, tabs, suit_mask,
-                                            base + room - a if measure == MEASURE_POINTS else INF)
+                                            base + room - a if measure == MEASURE_POINTS else INF, s[S_LEADER], 0)
                         loss = lp if measure == MEASURE_POINTS else lt
                         if base + room - loss < hi:
                             hi = base + room - loss
+            elif flags & FLAG_BOUNDS and lo < b and hi > a:  # inside a trick already decided
+                gain, loss = trick_bound(s, ctx, tabs, suit_mask, measure,
+                                         b - base if measure == MEASURE_POINTS else INF,
+                                         base + room - a if measure == MEASURE_POINTS else INF)
+                lo = base + gain
+                hi = base + room - loss
             if not done:
                 if lo >= b:
                     ret = lo
