@@ -43,7 +43,9 @@ def time_openings(deck: str, contract: str, objective: str, per_contract: int) -
     """Times and nodes of solving each opening with every card valued (one core)."""
     from simkit.rules import load_ruleset
     from simkit.solver import Position, Workspace, solve
+    from simkit.solver.api import warm_up
 
+    warm_up(notice=False)  # compiled or loaded before the clock runs
     rules = load_ruleset().replace(deck=deck)
     deals = declared_deals(deck, per_contract)[contract]
     ws = Workspace()
@@ -66,6 +68,9 @@ def time_whole_games(deck: str, games: int, objective: str = "points", seed: int
     from simkit.rules.contracts import KINDS_WITH_SUIT
     from simkit.solver import Position, Workspace, solve
 
+    from simkit.solver.api import warm_up
+
+    warm_up(notice=False)
     rules = load_ruleset().replace(deck=deck)
     g = play_games(seed, 0, 4 * games + 100, rules, trace=True)
     ws = Workspace()
