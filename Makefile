@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 demo: $(STAMP)
 	$(VENV)/bin/simkit replay simkit/data/demo-games.jsonl
+	$(VENV)/bin/simkit solve simkit/data/demo-positions.jsonl --objective payout
 	$(VENV)/bin/simkit random-play --deals 200000 --contract rufspiel
 	$(VENV)/bin/simkit random-play --deals 200000 --contract wenz
 	$(VENV)/bin/simkit random-play --deals 200000 --contract solo --tout-share 0.1 --deck short

@@ -193,6 +193,14 @@ class ReplayOutcome:
         return out
 
 
+def load_json_line(line: str, n: int) -> Any:
+    """The JSON value of line ``n`` of a records file, or :class:`ReplayError` saying where it is not JSON."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise ReplayError(f"line {n} is not valid JSON: {e.msg} at column {e.colno}") from None
+
+
 def replay_lines(lines, rules: Ruleset | str | None = None) -> Iterator[ReplayOutcome]:
     """Replay JSON lines one by one; a bad line yields an outcome with an error and the next line goes on."""
     rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
@@ -201,10 +209,7 @@ def replay_lines(lines, rules: Ruleset | str | None = None) -> Iterator[ReplayOu
             continue
         rid, expected = None, None
         try:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ReplayError(f"line {n} is not valid JSON: {e.msg} at column {e.colno}") from None
+            record = load_json_line(line, n)
             if isinstance(record, dict):
                 rid = record.get("id")
                 exp = record.get("expected_payouts")

@@ -161,7 +161,7 @@ def test_solve_command_json(tmp_path):
     sol = solve(pos, "win")
     assert ok[1]["values"] == {format_card(c): v for c, v in sol.values.items()} and ok[1]["to_move"] == pos.to_move
     errors = [row["error"] for row in rows if not row["ok"]]
-    assert "line 5: not valid JSON" in errors[0]
+    assert "line 5 is not valid JSON" in errors[0]
     assert "line 6: trick 1, seat 0, card S7: seat 0 does not hold this card" in errors[1]
     assert "line 7: the game is over" in errors[2]
 
@@ -262,3 +262,11 @@ def test_run_directory_opens_in_common_readers(tmp_path):
     assert r.returncode == 0, r.stderr
     assert not (legacy / "manifest.json").exists() and json.loads((legacy / "_manifest.json").read_text())["complete"]
     assert len(pd.read_parquet(legacy)) == 3000
+
+
+def test_demo_positions_solve():
+    """`make demo` solves simkit/data/demo-positions.jsonl: every line must be a valid position."""
+    r = cli("solve", REPO / "simkit" / "data" / "demo-positions.jsonl", "--json", "--objective", "payout")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert len(rows) == 3 and all(row["ok"] and row["values"] for row in rows)

@@ -41,7 +41,6 @@ deal where the forced Rufspiel is impossible (the declarer can call no such ace)
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from pathlib import Path
 
@@ -50,6 +49,7 @@ from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simkit.engine.bits import cttz
+from simkit.engine.jitcache import source_stamp, stamp
 from simkit.engine.deal import deal_row, deck_cards
 from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
@@ -492,19 +492,8 @@ _DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.
     _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py")]
 
 
-def _source_stamp() -> bytes:
-    h = hashlib.sha256()
-    for p in _DEPS:
-        h.update(p.name.encode())
-        h.update(p.read_bytes() if p.is_file() else b"<absent>")
-    return h.digest()
-
-
 def _compile():
-    disp = njit(cache=True, _nrt=False)(_games_py)
-    cache_file = getattr(getattr(disp, "_cache", None), "_cache_file", None)
-    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-        cache_file._source_stamp = _source_stamp()
+    disp = stamp(njit(cache=True, _nrt=False)(_games_py), source_stamp(_DEPS))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         disp.compile(KERNEL_SIG)

@@ -17,6 +17,7 @@ JSON_KEYS = ("id", "ok", "error", "to_move", "values", "best", "nodes", "seconds
 def solve_lines(lines, rules, objective: str):
     """Solve each JSON line (a replay record whose tricks may stop after any card); yield ``(line number, result)``
     per non-empty line, the result a dict with exactly the keys of ``JSON_KEYS``."""
+    from simkit.replay import ReplayError, load_json_line
     from simkit.solver import OBJECTIVES, Position, PositionError, SolverError, solve
 
     if objective not in OBJECTIVES:
@@ -28,10 +29,7 @@ def solve_lines(lines, rules, objective: str):
         out["ok"] = False
         t0 = time.perf_counter()
         try:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise PositionError(f"not valid JSON: {e.msg} at column {e.colno}") from None
+            record = load_json_line(line, n)
             if isinstance(record, dict):
                 out["id"] = record.get("id")
             pos = Position.from_record(record, rules)
@@ -40,6 +38,8 @@ def solve_lines(lines, rules, objective: str):
             sol = solve(pos, objective)
             out.update(sol.to_json())
             out["ok"] = True
+        except ReplayError as e:  # not JSON: the message names the line
+            out["error"] = str(e)
         except (PositionError, SolverError) as e:
             out["error"] = f"line {n}: {e}"
         out["seconds"] = round(time.perf_counter() - t0, 6)

@@ -7,25 +7,18 @@ them: each dispatcher's cache stamp is the hash of the whole list (as simkit.eng
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from numba import njit
 
+from simkit.engine.jitcache import source_stamp, stamp
+
 _PKG = Path(__file__).resolve().parent.parent
-DEPENDENCIES = [_PKG / "engine" / f for f in ("bits.py", "kernel.py", "deal.py", "rng.py")] + [
+DEPENDENCIES = [_PKG / "engine" / f for f in ("bits.py", "kernel.py", "deal.py", "rng.py", "jitcache.py")] + [
     _PKG / "solver" / f for f in ("jit.py", "search.py", "values.py", "bulk.py")]
 
 
-def source_stamp() -> bytes:
-    h = hashlib.sha256()
-    for p in DEPENDENCIES:
-        h.update(p.name.encode())
-        h.update(p.read_bytes() if p.is_file() else b"<absent>")
-    return h.digest()
-
-
-_STAMP = source_stamp()
+_STAMP = source_stamp(DEPENDENCIES)
 
 
 def solver_jit(fn=None, **options):
@@ -35,9 +28,5 @@ def solver_jit(fn=None, **options):
     caller passes every array), and the atomic increments and decrements of the arrays passed between the inlined
     helpers took about 60% of the search's time (measured with perf)."""
     def wrap(f):
-        disp = njit(cache=True, _nrt=False, **options)(f)
-        cache_file = getattr(getattr(disp, "_cache", None), "_cache_file", None)
-        if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-            cache_file._source_stamp = _STAMP
-        return disp
+        return stamp(njit(cache=True, _nrt=False, **options)(f), _STAMP)
     return wrap(fn) if fn is not None else wrap
