@@ -336,7 +336,10 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     tm = np.int64(suit_mask[TRUMP])
     if k == 0:
         if mine:
-            first, r1, r2 = legal & tm, T_HIGH, T_DEAR
+            if ctx[C_CALLED] >= 0:  # Rufspiel: trumps from the top, then the dearest side cards
+                first, r1, r2 = legal & tm, T_HIGH, T_DEAR
+            else:  # a soloist cashes his side aces first, then plays from the top
+                first, r1, r2 = legal & ~tm & tabs[T_CLASS, 5], T_DEAR, T_HIGH
         else:
             first, r1, r2 = legal & ~tm & (tabs[T_CLASS, 4] | tabs[T_CLASS, 5]), T_DEAR, T_CHEAP
     else:
