@@ -51,6 +51,18 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from simkit.engine.bits import cttz
 from simkit.engine.jitcache import source_stamp, stamp
 from simkit.engine.deal import deal_row, deck_cards
+from simkit.engine.infostate import (
+    info_bid,
+    info_card,
+    info_contract,
+    info_end_trick,
+    info_kontra,
+    info_new_deal,
+    info_re,
+    info_start_play,
+    info_start_trick,
+    info_to_play,
+)
 from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
 from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
@@ -72,40 +84,12 @@ from simkit.strategies import dispatch
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
-    I_BIDS,
-    I_DEAL,
-    I_DECLARER,
-    I_DOUBLINGS,
-    I_HAND_SIZE,
-    I_HISTORY_CARDS,
-    I_HISTORY_LEADER,
-    I_HISTORY_WINNER,
-    I_KIND,
-    I_KONTRA_SEAT,
-    I_LEADER,
-    I_N_IN_TRICK,
-    I_PARTNER_SHOWN,
-    I_PHASE,
-    I_PLAYED,
-    I_PLAYED_BY,
-    I_POINTS,
-    I_RE_SEAT,
     I_RNG,
     I_SCRATCH,
-    I_SEARCHED,
-    I_SUIT,
-    I_TOUT,
-    I_TRICK,
-    I_TRICK_NO,
-    I_TRICKS_WON,
-    I_VARIANT,
     INFO_SIZE,
     N_SCRATCH,
     NOT_ASKED,
     PASS,
-    PHASE_BID,
-    PHASE_DOUBLE,
-    PHASE_PLAY,
     PLAY_SIG,
     random_card,
 )
@@ -226,28 +210,12 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         hw[2] = np.int64(h2)
         hw[3] = np.int64(h3)
         # ---- public state at the deal's start
-        info[:] = 0
-        info[I_DEAL] = idx
-        info[I_HAND_SIZE] = hs
+        info_new_deal(info, idx, hs)
         for s in range(4):
-            info[I_BIDS + s] = NOT_ASKED
-            info[I_TRICK + s] = -1
             rngs[s] = np.int64(stream_state(seed, idx, STREAM_STRATEGY + s))
             if keep[s]:
                 for j in range(N_SCRATCH):
                     scratch[s, j] = 0
-        info[I_KIND] = -1
-        info[I_SUIT] = -1
-        info[I_DECLARER] = -1
-        info[I_VARIANT] = -1
-        info[I_KONTRA_SEAT] = -1
-        info[I_RE_SEAT] = -1
-        info[I_PARTNER_SHOWN] = -1
-        for t in range(8):
-            info[I_HISTORY_LEADER + t] = -1
-            info[I_HISTORY_WINNER + t] = -1
-        for j in range(32):
-            info[I_HISTORY_CARDS + j] = -1
         impossible[i] = False
         # ---- bidding or the forced contract
         k = -1
@@ -255,14 +223,13 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         tt = 0
         decl = -1
         if fk < 0:
-            info[I_PHASE] = PHASE_BID
             best = -1
             for s in range(4):
                 _enter(info, s, rngs, scratch, keep)
                 b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
                 _leave(info, s, rngs, scratch, keep)
                 bids[i, s] = b
-                info[I_BIDS + s] = b
+                info_bid(info, s, b)
                 r = bid_rank(b, hw[s], params, ruf_masks)
                 if r == -2:
                     _fail(err, idx, s, DECISION_BID, b, 0, 0, hw[s])
@@ -320,17 +287,12 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         suit[i] = su
         tout[i] = is_tout
         declarer[i] = decl
-        info[I_KIND] = k
-        info[I_SUIT] = su
-        info[I_TOUT] = tt
-        info[I_DECLARER] = decl
-        info[I_VARIANT] = v
+        info_contract(info, k, su, tt, decl, v)
         called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
         pt, searched, ace_bit, team, team_cards = called_ace_setup(hw, called, decl, called_mask)
         partner[i] = pt
         lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
         # ---- Kontra and Re
-        info[I_PHASE] = PHASE_DOUBLE
         dbl = 0
         ks = -1
         rse = -1
@@ -347,8 +309,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 if a == 1:
                     ks = s
                     dbl = 1
-                    info[I_DOUBLINGS] = 1
-                    info[I_KONTRA_SEAT] = s
+                    info_kontra(info, s)
                     break
             if dbl == 1 and max_dbl >= 2:
                 for q in range(2):
@@ -365,14 +326,13 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     if a == 1:
                         rse = s
                         dbl = 2
-                        info[I_DOUBLINGS] = 2
-                        info[I_RE_SEAT] = s
+                        info_re(info, s)
                         break
         doublings[i] = dbl
         kontra_seat[i] = ks
         re_seat[i] = rse
         # ---- play
-        info[I_PHASE] = PHASE_PLAY
+        info_start_play(info)
         htm = _h_trump_mask(k, su, deck)  # the heuristic's trump mask of the contract
         sv = strength[v]
         ev = eff_suit[v]
@@ -382,9 +342,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         dt = 0
         played = np.int64(0)
         for t in range(hs):
-            info[I_TRICK_NO] = t
-            info[I_LEADER] = leader
-            info[I_HISTORY_LEADER + t] = leader
+            info_start_trick(info, t, leader)
             seat = leader
             led = 0
             best_seat = 0
@@ -396,7 +354,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 hand = hw[seat]
                 legal = legal_cards(hand, kk, np.int64(suit_mask[v, led]), led == called,
                                     (not searched) and seat == pt, ace_bit, called_mask, run_min)
-                info[I_N_IN_TRICK] = kk
+                info_to_play(info, kk)
                 _enter(info, seat, rngs, scratch, keep)
                 # dispatch.call_play written out: inlining that helper made the whole kernel 1.4x slower (measured,
                 # numba 0.68), the same if-chain written here does not
@@ -421,31 +379,22 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 bit = np.int64(1) << c
                 hw[seat] = hand & ~bit
                 played |= bit
-                info[I_TRICK + kk] = c
-                info[I_PLAYED] = played
-                info[I_PLAYED_BY + seat] |= bit
-                info[I_HISTORY_CARDS + 4 * t + kk] = c
-                if bit == ace_bit:
-                    info[I_PARTNER_SHOWN] = seat
+                info_card(info, t, kk, seat, c, played, bit == ace_bit)
                 tp += points[c]
                 led, best_seat, best_eff, best_str = trick_step(kk, seat, ev[c], sv[c], led, best_seat, best_eff,
                                                                 best_str)
                 if best_seat == seat:  # this card leads the trick now (each seat plays once per trick)
                     best_card = c
                 seat = (seat + 1) & 3
-            if led == called:
+            searched_now = led == called
+            if searched_now:
                 searched = True
-                info[I_SEARCHED] = 1
             if (team >> np.int64(best_seat)) & 1:
                 dp += tp
                 dt += 1
             else:
                 fp += tp
-            info[I_POINTS + best_seat] += tp
-            info[I_TRICKS_WON + best_seat] += 1
-            info[I_HISTORY_WINNER + t] = best_seat
-            for s in range(4):
-                info[I_TRICK + s] = -1
+            info_end_trick(info, t, best_seat, tp, searched_now)
             leader = best_seat
         w, sn, sw, pr, p0, p1, p2, p3 = score(dp, dt, is_tout, hs, lauf, lauf_min[v], base_price[v], params, dbl,
                                               team, pt)

@@ -1,0 +1,161 @@
+"""Grading one recorded game card by card with the double-dummy solver.
+
+For every card played: the value of each legal card (the solver's objective: the declaring side's final card
+points, the declarer's payout, or win 1/0), the value of the card played, and its **loss** for the seat that played
+it (the best value for that seat's side minus the played card's, so never negative; 0 for a best card).
+
+A **blunder** is a card with a loss of 10 or more card points (``points`` objective), or a card that changes the
+game's outcome level against its side: won -> lost, or Schneider or Schwarz given up or conceded. Under ``win``
+every loss is the game; under ``payout`` every loss is a change of level (the payout is a step function of it).
+With ``points`` the level comes from the points (61 wins, 91 Schneider for the declaring side, 30 or fewer
+Schneider against it), refined by two trick questions where Schwarz is possible: the minimax of a monotone function
+of the points is that function of the minimax, so thresholds on the exact value are exact.
+
+The **first decisive mistake** is the first card after which the side that had the game in hand no longer has it
+(the win status before a card differs from the status after it; only the mover's own side can lose it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from simkit.analyze.records import GameRecord
+from simkit.solver import Position, Workspace, solve, threshold
+
+BLUNDER_POINTS = 10  # a points loss of this much or more is a blunder
+
+# outcome levels of the declaring side (the payout chain of simkit.solver.values)
+LOST_SCHWARZ, LOST_SCHNEIDER, LOST, WON, WON_SCHNEIDER, WON_SCHWARZ = range(6)
+TOUT_LOST, TOUT_WON = 0, 1
+
+
+@dataclass
+class GradedGame:
+    """The decision rows (one per card) and the game row of one graded game (plain dicts: the writer batches them
+    into Parquet)."""
+
+    decisions: list[dict] = field(default_factory=list)
+    game: dict = field(default_factory=dict)
+
+
+def _level(pos: Position, value: int, objective: str, ws: Workspace) -> int:
+    """The declaring side's outcome level at ``pos`` whose value under ``objective`` is ``value``."""
+    if objective == "win":
+        return int(value)
+    if objective == "payout":
+        return pos.level_payouts.index(value)
+    n = pos.rules.hand_size
+    if pos.contract.tout:  # won only with every trick (which is worth 120)
+        return TOUT_WON if value == 120 and threshold(pos, tricks=n, workspace=ws) else TOUT_LOST
+    if value == 120 and threshold(pos, tricks=n, workspace=ws):
+        return WON_SCHWARZ
+    if value == 0 and not threshold(pos, tricks=1, workspace=ws):
+        return LOST_SCHWARZ
+    if value >= 91:
+        return WON_SCHNEIDER
+    if value >= 61:
+        return WON
+    if value >= 31:
+        return LOST
+    return LOST_SCHNEIDER
+
+
+def _won(level: int, objective: str, tout: bool) -> bool:
+    if objective == "win":
+        return level == 1
+    return level >= (TOUT_WON if tout else WON)
+
+
+def role_of(seat: int, pos: Position) -> str:
+    if seat == pos.declarer:
+        return "declarer"
+    return "partner" if seat == pos.partner else "defender"
+
+
+def grade_game(game: GameRecord, objective: str = "points", *, workspace: Workspace | None = None,
+               advisors=()) -> GradedGame:
+    """Grade every card of ``game`` (a checked record, simkit.analyze.records). ``advisors`` are
+    ``(name, advisor)`` pairs: ``advisor.card(seat, position_index)`` says what that strategy would have played at
+    the decision, seeing only what the seat saw (simkit.analyze.advice); its loss is read from the same values."""
+    ws = workspace or Workspace()
+    ws.clear()  # a game's positions share the table; other games' entries would be safe too, but crowd it
+    opening = game.opening
+    tout = opening.contract.tout
+    plays = game.plays
+    out = GradedGame()
+
+    pos = opening
+    sol = solve(pos, objective, workspace=ws)
+    value = sol.value
+    level = _level(pos, value, objective, ws)
+    opening_value, opening_level = value, level
+    after_trick: list[int] = []
+    decisive = None
+    for i, card in enumerate(plays):
+        seat = sol.to_move
+        team = seat in pos.team
+        best_value = sol.value
+        played_value = sol.values[card]
+        loss = (best_value - played_value) if team else (played_value - best_value)
+        nxt = pos.after(card)
+        if nxt.is_over:
+            next_sol = None
+            next_value = played_value
+        else:
+            next_sol = solve(nxt, objective, workspace=ws)
+            next_value = next_sol.value
+        assert next_value == played_value, "a card's value is the value of the position after it"
+        next_level = _level(nxt, next_value, objective, ws)
+        row = {
+            "game_id": game.game_id,
+            "trick": i // 4 + 1,
+            "position": i % 4,
+            "seat": seat,
+            "player": game.player(seat),
+            "role": role_of(seat, pos),
+            "contract": game.contract_label,
+            "card": card,
+            "n_legal": len(sol.values),
+            "best_value": best_value,
+            "played_value": played_value,
+            "loss": loss,
+            "forced": len(sol.values) == 1,
+            "best": loss == 0,
+            "blunder": next_level != level or (objective == "points" and loss >= BLUNDER_POINTS),
+        }
+        for name, advisor in advisors:
+            c = advisor.card(seat, i)
+            v = sol.values[c]
+            row[f"{name}_card"] = c
+            row[f"{name}_loss"] = (best_value - v) if team else (v - best_value)
+        out.decisions.append(row)
+        if decisive is None and _won(next_level, objective, tout) != _won(level, objective, tout):
+            decisive = (i // 4 + 1, seat, card)
+        if i % 4 == 3:
+            after_trick.append(next_value)
+        pos, sol, value, level = nxt, next_sol, next_value, next_level
+
+    r = pos.game.result()
+    through = [opening_value] + after_trick
+    out.game = {
+        "game_id": game.game_id,
+        "contract": game.contract_label,
+        "suit": opening.contract.suit,
+        "declarer": opening.declarer,
+        "partner": opening.partner,
+        "opening_value": opening_value,
+        "dd_won": _won(opening_level, objective, tout),
+        "result": value,
+        "won": r.won,
+        "declarer_points": r.declarer_points,
+        "payout": r.payouts[opening.declarer],
+        "value_after_trick": after_trick,
+        "swing": max(through) - min(through),
+        "loss_declaring": sum(d["loss"] for d in out.decisions if d["role"] != "defender"),
+        "loss_defending": sum(d["loss"] for d in out.decisions if d["role"] == "defender"),
+        "blunders": sum(d["blunder"] for d in out.decisions),
+        "decisive_trick": decisive[0] if decisive else None,
+        "decisive_seat": decisive[1] if decisive else None,
+        "decisive_card": decisive[2] if decisive else None,
+    }
+    return out

@@ -1,0 +1,264 @@
+"""`simkit analyze`: grading recorded games card by card (simkit.analyze, analysis.grading).
+
+Every graded value is checked against an independent fresh solve of the same position; the bookkeeping against
+invariants (losses never negative; the result is the opening value minus the declaring side's losses plus the
+defenders'); strategies' advice against the whole-deal kernel playing the same games."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from simkit.analyze.advice import advise
+from simkit.analyze.batch import analyze_file
+from simkit.analyze.grade import grade_game
+from simkit.analyze.records import parse_game, read_file
+from simkit.cards import SUIT_NAMES, format_card
+from simkit.reference import Game
+from simkit.rules import load_ruleset
+from simkit.rules.contracts import KIND_NAMES, Contract
+from simkit.solver import Position, Workspace, solve
+from simkit_cli import simkit as run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "real-games-sample.jsonl"
+DEMO = ROOT / "simkit" / "data" / "demo-games.jsonl"
+
+
+def _games(path):
+    return [g for _, g, e in read_file(path) if g is not None]
+
+
+def record_of(row: dict, rules, trace_played) -> dict:
+    """A replay record of a deal the kernel played (``play_games(..., trace=True)`` columns of one row)."""
+    contract = Contract(int(row["kind"]), int(row["suit"]) if row["suit"] >= 0 else None, bool(row["tout"]))
+    hands = [int(h) for h in row["hands"]]
+    g = Game(rules, hands, contract, int(row["declarer"]))
+    tricks = []
+    cards = [int(c) for c in trace_played]
+    for t in range(rules.hand_size):
+        leader = g.leader
+        for c in cards[4 * t:4 * t + 4]:
+            g.play(c)
+        tricks.append({"leader": leader, "cards": [format_card(c) for c in cards[4 * t:4 * t + 4]]})
+    kontra = [int(row["kontra_seat"])] if row["kontra_seat"] >= 0 else []
+    if row["re_seat"] >= 0:
+        kontra.append(int(row["re_seat"]))
+    return {"id": f"deal-{int(row['deal_id'])}", "deck": rules.deck, "contract": KIND_NAMES[contract.kind],
+            "suit": SUIT_NAMES[contract.suit] if contract.suit is not None else None, "tout": contract.tout,
+            "declarer": int(row["declarer"]), "kontra": kontra,
+            "hands": [[format_card(c) for c in range(32) if h >> c & 1] for h in hands], "tricks": tricks}
+
+
+def _kernel_games(preset, n, seed=3, **forced):
+    from simkit.engine.game import play_games
+
+    rules = load_ruleset(preset)
+    g = play_games(seed, 0, n, rules, trace=True, **forced)
+    out = []
+    for i in range(n):
+        if g["kind"][i] < 0:
+            continue
+        row = {k: g[k][i] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
+                                     "re_seat")}
+        out.append((record_of(row, rules, g["trace_played"][i]), [int(c) for c in g["trace_played"][i]]))
+    return rules, out
+
+
+# ------------------------------------------------------------------------------- the strategy's information
+
+@pytest.mark.parametrize("preset", ["sauspiel", "sauspiel-short"])
+def test_advice_sees_what_the_kernel_shows(preset):
+    """The heuristic asked about games the kernel played with the heuristic at every seat chooses, at every
+    decision, the card it played there: its information state is built the same way (simkit.engine.infostate)."""
+    from simkit.strategies import resolve
+
+    heuristic = resolve("heuristic")
+    rules, games = _kernel_games(preset, 300)
+    assert len(games) > 200
+    kontra_games = 0
+    for n, (record, played) in enumerate(games, start=1):
+        game = parse_game(record, n, rules)
+        assert advise(heuristic, game) == played, record["id"]
+        kontra_games += bool(record["kontra"])
+    assert kontra_games > 0
+
+
+@pytest.mark.parametrize("kind", ["rufspiel", "wenz", "geier", ("solo", "herz"), ("farbwenz", "eichel"),
+                                  ("farbgeier", "schellen"), ("solo", "gras", True)])
+def test_advice_in_forced_contracts(kind):
+    from simkit.strategies import resolve
+
+    rules, games = _kernel_games("sauspiel", 60, seed=11, contract=kind, declarer=2)
+    for n, (record, played) in enumerate(games, start=1):
+        assert advise(resolve("heuristic"), parse_game(record, n, rules)) == played
+
+
+# ---------------------------------------------------------------------------------------- grading values
+
+def _check_against_fresh_solves(game, objective, graded):
+    pos = game.opening
+    for row, card in zip(graded.decisions, game.plays):
+        fresh = solve(pos, objective, workspace=Workspace(table_bits=14))
+        assert row["best_value"] == fresh.value
+        assert row["played_value"] == fresh.values[card]
+        assert row["n_legal"] == len(fresh.values)
+        pos = pos.after(card)
+
+
+def test_every_value_equals_a_fresh_solve_win():
+    ws = Workspace()
+    for game in _games(FIXTURES):
+        _check_against_fresh_solves(game, "win", grade_game(game, "win", workspace=ws))
+
+
+@pytest.mark.parametrize("objective", ["points", "payout"])
+def test_every_value_equals_a_fresh_solve(objective):
+    ws = Workspace()
+    games = _games(FIXTURES)[:3] + _games(DEMO)[:3]
+    for game in games:
+        _check_against_fresh_solves(game, objective, grade_game(game, objective, workspace=ws))
+
+
+@pytest.mark.parametrize("objective", ["points", "win", "payout"])
+def test_invariants(objective):
+    """Losses are never negative; a best card has loss 0; the value moves only by losses: the result is the
+    opening value minus the declaring side's losses plus the defenders'."""
+    ws = Workspace()
+    for game in _games(DEMO) + _games(FIXTURES)[:8]:
+        g = grade_game(game, objective, workspace=ws)
+        assert all(d["loss"] >= 0 for d in g.decisions)
+        assert all(d["best"] == (d["loss"] == 0) for d in g.decisions)
+        assert all(d["loss"] == 0 for d in g.decisions if d["forced"])
+        gm = g.game
+        assert gm["result"] == gm["opening_value"] - gm["loss_declaring"] + gm["loss_defending"]
+        assert gm["value_after_trick"][-1] == gm["result"]
+        final = {"points": gm["declarer_points"], "win": int(gm["won"]), "payout": gm["payout"]}[objective]
+        assert gm["result"] == final
+        if not any(d["blunder"] for d in g.decisions):
+            assert gm["decisive_trick"] is None
+
+
+def _best_play(opening: Position, objective: str, ws, deviate_at=None):
+    """Cards of a game where every card is a best card (except a worst one at index ``deviate_at``)."""
+    pos, cards = opening, []
+    while not pos.is_over:
+        sol = solve(pos, objective, workspace=ws)
+        if len(cards) == deviate_at:
+            worst = (min if pos.to_move in pos.team else max)(sol.values.values())
+            c = next(c for c, v in sol.values.items() if v == worst)
+        else:
+            c = sol.best[0]
+        cards.append(c)
+        pos = pos.after(c)
+    return cards
+
+
+def _record(opening: Position, cards, base: dict) -> dict:
+    tricks, g = [], Game(opening.rules, list(opening.hands), opening.contract, opening.declarer)
+    for t in range(0, len(cards), 4):
+        leader = g.leader
+        for c in cards[t:t + 4]:
+            g.play(c)
+        tricks.append({"leader": leader, "cards": [format_card(c) for c in cards[t:t + 4]]})
+    return {**base, "tricks": tricks}
+
+
+def test_perfect_game_has_no_loss_and_a_known_blunder_is_found():
+    ws = Workspace()
+    demo = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
+    found = 0
+    for base in demo[:6]:
+        game = parse_game(base, 1)
+        perfect = parse_game(_record(game.opening, _best_play(game.opening, "points", ws), base), 1)
+        g = grade_game(perfect, "points", workspace=ws)
+        assert sum(d["loss"] for d in g.decisions) == 0
+        assert g.game["opening_value"] == g.game["result"]
+        assert g.game["decisive_trick"] is None and g.game["blunders"] == 0
+        # the same game with the worst card at one decision, best cards before and after it
+        for at in range(4, 12):
+            cards = _best_play(game.opening, "points", ws, deviate_at=at)
+            bad = grade_game(parse_game(_record(game.opening, cards, base), 1), "points", workspace=ws)
+            losses = [(i, d["loss"]) for i, d in enumerate(bad.decisions) if d["loss"]]
+            if not losses:
+                continue  # every card there was equally good
+            assert losses == [(at, losses[0][1])], "only the deviating card has a loss"
+            d = bad.decisions[at]
+            assert (d["trick"], d["position"]) == (at // 4 + 1, at % 4)
+            assert d["blunder"] == (d["loss"] >= 10 or _level_changed(bad, at))
+            found += d["blunder"]
+            break
+    assert found > 0
+
+
+def _level_changed(graded, at) -> bool:
+    before = graded.decisions[at]["best_value"]
+    after = graded.decisions[at]["played_value"]
+    return any((before >= k) != (after >= k) for k in (31, 61, 91))
+
+
+def test_roles():
+    """The declarer, the Rufspiel partner (holder of the called ace) and the defenders are told apart."""
+    ws = Workspace()
+    for game in _games(DEMO)[:4]:
+        g = grade_game(game, "win", workspace=ws)
+        for d in g.decisions:
+            want = ("declarer" if d["seat"] == game.opening.declarer else
+                    "partner" if d["seat"] == game.opening.partner else "defender")
+            assert d["role"] == want
+
+
+# ------------------------------------------------------------------------------------------- the command
+
+def test_analyze_file_outputs_and_worker_independence(tmp_path):
+    bad = tmp_path / "games.jsonl"
+    lines = DEMO.read_text().splitlines()[:5]
+    rec = json.loads(lines[1])
+    rec["players"] = ["Anna", "Bert", "Cilli", "Done"]
+    lines[1] = json.dumps(rec)
+    broken = json.loads(lines[2])
+    broken["tricks"][1]["cards"][0], broken["tricks"][1]["cards"][1] = (broken["tricks"][1]["cards"][1],
+                                                                        broken["tricks"][1]["cards"][0])
+    lines.insert(3, json.dumps(broken))
+    lines.insert(4, "{not json")
+    bad.write_text("\n".join(lines) + "\n")
+    r1 = analyze_file(bad, tmp_path / "a1", objective="win", strategies=["heuristic"], workers=1)
+    r2 = analyze_file(bad, tmp_path / "a2", objective="win", strategies=["heuristic"], workers=2, batch_games=1)
+    assert r1.games == 5 and len(r1.errors) == 2
+    assert r1.errors[0].startswith("line 4:") and r1.errors[1].startswith("line 5 ")
+    for name in ("decisions", "games"):
+        a = pl.read_parquet(tmp_path / "a1" / f"{name}.parquet").drop("ms", strict=False)
+        b = pl.read_parquet(tmp_path / "a2" / f"{name}.parquet").drop("ms", strict=False)
+        assert a.equals(b)
+    d = pl.read_parquet(tmp_path / "a1" / "decisions.parquet")
+    assert {"heuristic_card", "heuristic_loss", "player", "role"} <= set(d.columns)
+    assert d.filter(pl.col("player").is_not_null())["player"].unique().sort().to_list() == ["Anna", "Bert", "Cilli",
+                                                                                           "Done"]
+    out = tmp_path / "a1"
+    assert (out / "report.html").exists() and (out / "summary.json").exists()
+    assert (out / "tables" / "by_player.csv").exists() and (out / "tables" / "by_strategy.csv").exists()
+    assert len((out / "errors.jsonl").read_text().splitlines()) == 2
+    assert not list(out.glob(".*tmp"))
+
+
+def test_cli(tmp_path):
+    r = run_cli("analyze", str(DEMO), "--out", str(tmp_path / "o"), "--objective", "win", "--json", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    head = json.loads(r.stdout)
+    assert head["games"] == len(_games(DEMO)) and head["bad_records"] == 0
+    r = run_cli("analyze", str(DEMO), "--objective", "nope", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "objective" in r.stderr
+    r = run_cli("analyze", str(tmp_path / "missing.jsonl"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    r = run_cli("analyze", str(DEMO), "--strategy", "nosuch", "--out", str(tmp_path / "y"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(DEMO.read_text().splitlines()[0] + "\n{}\n")
+    r = run_cli("analyze", str(bad), "--out", str(tmp_path / "z"), "--objective", "win", "--json")
+    assert r.returncode == 1 and "line 2" in r.stderr
+    assert json.loads(r.stdout)["games"] == 1
+    np.testing.assert_equal(len(pl.read_parquet(tmp_path / "z" / "games.parquet")), 1)
