@@ -351,6 +351,9 @@ from simkit.solver.cli_solve import register as _register_solve  # noqa: E402  (
 
 _register_solve(app, UserError, _stdout, RULES_HELP)
 
+from simkit.sim.cli_export import register as _register_export  # noqa: E402  (`simkit export`, runs -> records)
+_register_export(app, UserError)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""

@@ -36,6 +36,9 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
                                         help="Add bid_0..bid_3, kontra_seat and re_seat columns."),
         dd: bool = typer.Option(False, "--dd", help="Add dd_points and dd_won: the double-dummy value of each "
                                                     "opening (all hands open; milliseconds a deal)."),
+        store_play: bool = typer.Option(False, "--store-play",
+                                        help="Add play (every card in play order), kontra_seat and re_seat: the "
+                                             "games `simkit export` writes as replay records."),
         resume: bool = typer.Option(False, "--resume", help="Finish an interrupted run in --out."),
         force: bool = typer.Option(False, "--force", help="Replace an existing --out."),
         backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
@@ -78,7 +81,8 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             raise UserError("--declarer needs --contract")
         try:
             opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
-                              store_hands=store_hands, store_bids=store_bids, parties=parties is not None, dd=dd)
+                              store_hands=store_hands, store_bids=store_bids, parties=parties is not None, dd=dd,
+                              store_play=store_play)
         except RunError as e:
             raise UserError(str(e)) from None
         if out is None:

@@ -99,6 +99,12 @@ def load(run_dir: Path) -> dict[str, Any]:
     return m
 
 
+#: options recorded in the manifest only when they are on (``"dd": true``); absent means off
+OPTIONAL_FLAGS = ("dd", "store_play")
+
+
 def mismatches(manifest: dict[str, Any], identity: dict[str, Any]) -> list[str]:
-    """Names of the options in which a resumed run differs from the manifest."""
-    return [k for k, v in identity.items() if manifest.get(k) != v]
+    """Names of the options in which a resumed run differs from the manifest (an optional flag that only one of
+    them has counts as a difference)."""
+    keys = list(identity) + [k for k in OPTIONAL_FLAGS if k in manifest and k not in identity]
+    return [k for k in keys if manifest.get(k) != identity.get(k)]

@@ -52,6 +52,7 @@ class RunOptions:
     store_hands: bool = False
     store_bids: bool = False  # bid_0..3, kontra_seat, re_seat columns
     dd: bool = False  # dd_points, dd_won: the double-dummy value of each opening (simkit.solver)
+    store_play: bool = False  # play (every card in play order) and the Kontra/Re seats: games `simkit export` writes
     shard_size: int | None = None  # default: from the number of deals
     parties: bool = False  # old German game only: ``deals`` counts whole parties
 
@@ -72,6 +73,9 @@ class RunOptions:
                 raise RunError("--store-bids does not apply to the old German game (nobody bids)")
             if self.dd:
                 raise RunError("--dd does not apply to the old German game (the solver plays the Bavarian game)")
+            if self.store_play:
+                raise RunError("--store-play does not apply to the old German game (its play is not stored; "
+                               "replay records are Bavarian games)")
             if self.parties and self.deals >= 2**51:
                 raise RunError(f"--parties must be below 2^51, not {self.deals}")
         if not 0 <= self.seed < 2**64:
@@ -112,6 +116,7 @@ class RunOptions:
             "store_hands": self.store_hands,
             "store_bids": self.store_bids,
             **({"dd": True} if self.dd else {}),  # absent in runs without it (and in runs written before it)
+            **({"store_play": True} if self.store_play else {}),  # likewise
         }
 
     def file_metadata(self) -> dict[str, str]:
@@ -143,14 +148,15 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     run_dir = Path(run_dir)
     name = mf.shard_name(start // opts.shard)
     tmp = mf.temp_path(run_dir / name)
-    sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd)
+    sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd,
+                 store_play=opts.store_play, hand_size=opts.rules.hand_size)
     stats = ShardStats()
     try:
         with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
             for a in range(start, stop, chunk):
                 b = min(a + chunk, stop)
                 games = play_games(opts.seed, a, b - a, opts.rules, seats=opts.seats,
-                                   contract=opts.contract, declarer=opts.declarer)
+                                   contract=opts.contract, declarer=opts.declarer, trace=opts.store_play)
                 if opts.dd:
                     games.update(dd_columns(games, opts.rules))
                 writer.write_table(columns_from_games(games, sch))

@@ -35,11 +35,15 @@ BASE_FIELDS = [
     *[pa.field(f"payout_{s}", pa.int32(), nullable=False) for s in range(4)],
     pa.field("impossible", pa.bool_(), nullable=False),
 ]
+#: who said Kontra and Re (-1: nobody); with ``--store-bids`` and with ``--store-play`` (a replay record names them)
+DOUBLING_FIELDS = [
+    pa.field("kontra_seat", pa.int8(), nullable=False),
+    pa.field("re_seat", pa.int8(), nullable=False),
+]
 #: ``--store-bids``: the auction and the doublings (opt-in: they add 37% to the file and 3% to a run's time; measured)
 BID_FIELDS = [
     *[pa.field(f"bid_{s}", pa.int16(), nullable=False) for s in range(4)],
-    pa.field("kontra_seat", pa.int8(), nullable=False),
-    pa.field("re_seat", pa.int8(), nullable=False),
+    *DOUBLING_FIELDS,
 ]
 HAND_FIELDS = [pa.field(f"hand_{s}", pa.uint32(), nullable=False) for s in range(4)]
 #: ``--dd``: the double-dummy value of the opening position of the contract played (null for passed deals)
@@ -49,10 +53,16 @@ DD_FIELDS = [
 ]
 
 
+def play_type(hand_size: int) -> pa.DataType:
+    """``--store-play``: the type of the ``play`` column, every card of the deal in play order (4 * hand size)."""
+    return pa.list_(pa.field("element", pa.uint8(), nullable=False), 4 * hand_size)
+
+
 def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False,
-           dd: bool = False) -> pa.Schema:
-    fields = (BASE_FIELDS + (BID_FIELDS if store_bids else []) + (HAND_FIELDS if store_hands else [])
-              + (DD_FIELDS if dd else []))
+           dd: bool = False, store_play: bool = False, hand_size: int = 8) -> pa.Schema:
+    fields = (BASE_FIELDS + (BID_FIELDS if store_bids else DOUBLING_FIELDS if store_play else [])
+              + (HAND_FIELDS if store_hands else []) + (DD_FIELDS if dd else [])
+              + ([pa.field("play", play_type(hand_size), nullable=True)] if store_play else []))
     return pa.schema(fields, metadata=metadata)
 
 
@@ -71,6 +81,8 @@ def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table
         unsolved = ~np.asarray(g["dd_solved"], np.bool_)
         cols["dd_points"] = arrow.column(g["dd_points"], pa.uint8(), null=unsolved)
         cols["dd_won"] = arrow.column(g["dd_won"], pa.bool_(), null=unsolved)
+    if "play" in schema_.names:  # the kernel's trace of the cards played; null where nothing was played
+        cols["play"] = play_column(g["trace_played"], kind < 0, schema_.field("play").type)
     per_seat = {"payout": "payouts", "bid": "bids", "hand": "hands"}  # column prefix -> (n, 4) array
     for f in schema_:
         if f.name in cols:
@@ -81,3 +93,14 @@ def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table
             values = g[f.name]
         cols[f.name] = values if isinstance(values, pa.Array) else arrow.column(values, f.type)
     return arrow.table(cols, schema_)
+
+
+def play_column(played: np.ndarray, null: np.ndarray, type_: pa.DataType) -> pa.FixedSizeListArray:
+    """The ``play`` column from ``trace_played`` (int8[n, 4 * hand size], card indices in play order)."""
+    played = np.asarray(played)
+    if played.shape[1] != type_.list_size:
+        raise ValueError(f"trace of {played.shape[1]} cards for a play column of {type_.list_size}")
+    values = arrow.column(played.reshape(-1), pa.uint8())  # card indices 0..31: int8 and uint8 alike
+    null = np.asarray(null, np.bool_)
+    mask = arrow.column(null, pa.bool_()) if null.any() else None
+    return pa.FixedSizeListArray.from_arrays(values, type=type_, mask=mask)
