@@ -351,6 +351,9 @@ from simkit.solver.cli_solve import register as _register_solve  # noqa: E402  (
 
 _register_solve(app, UserError, _stdout, RULES_HELP)
 
+from simkit.analyze.cli import register as _register_analyze  # noqa: E402  (`simkit analyze`)
+
+_register_analyze(app, UserError, _stdout, _progress, RULES_HELP)
 from simkit.sim.cli_export import register as _register_export  # noqa: E402  (`simkit export`, runs -> records)
 _register_export(app, UserError)
 

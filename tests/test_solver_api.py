@@ -97,6 +97,26 @@ def test_a_whole_game_shares_the_table():
     assert shared_total < 0.8 * fresh_total
 
 
+def test_solve_line_equals_solve_at_every_position():
+    """One kernel call along a recorded game gives what solve gives at each of its positions (fresh tables)."""
+    from simkit.solver.api import solve_line
+
+    for rec in _records(DEMO)[:4]:
+        opening = Position.from_record(_cut(rec, 0))
+        cards = list(Position.from_record(_cut(rec, 4 * len(rec["tricks"]))).plays)
+        for objective in ("points", "win", "payout"):
+            line = solve_line(opening, cards, objective, workspace=Workspace())
+            assert len(line) == len(cards)
+            pos = opening
+            for sol, c in zip(line, cards):
+                fresh = solve(pos, objective, workspace=Workspace(table_bits=14))
+                assert (sol.to_move, sol.values, sol.best, sol.value) == (fresh.to_move, fresh.values, fresh.best,
+                                                                          fresh.value)
+                pos = pos.after(c)
+    with pytest.raises(PositionError):
+        solve_line(opening, cards[:3] + cards[5:6])
+
+
 def test_threshold_and_positions_errors():
     rec = _records(DEMO)[0]
     pos = Position.from_record(_cut(rec, 3))
@@ -234,7 +254,7 @@ def test_run_dd_columns(dd_run, tmp_path):
     assert r.returncode == 0, r.stderr
     assert read_parts(out2).dd_points.notna().all()
     r = cli("run", "--deals", "30", "--contract", "wenz", "--declarer", "1", "--out", out2, "--resume")
-    assert r.returncode == 2 and "dd" in r.stderr
+    assert r.returncode == 2 and "options differ" in r.stderr and r.stderr.rstrip().endswith("dd")
     r = cli("run", "--deals", "10", "--rules", "old-german", "--dd", "--out", tmp_path / "og")
     assert r.returncode == 2 and "--dd does not apply" in r.stderr
 

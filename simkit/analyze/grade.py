@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simkit.analyze.records import GameRecord
-from simkit.solver import Position, Workspace, solve, threshold
+from simkit.solver import Position, Workspace, threshold
+from simkit.solver.api import final_value, solve_line
 
 BLUNDER_POINTS = 10  # a points loss of this much or more is a blunder
 
@@ -38,26 +39,22 @@ class GradedGame:
     game: dict = field(default_factory=dict)
 
 
-def _level(pos: Position, value: int, objective: str, ws: Workspace) -> int:
-    """The declaring side's outcome level at ``pos`` whose value under ``objective`` is ``value``."""
+def _level(opening: Position, plays, i: int, value: int, objective: str, ws: Workspace) -> int:
+    """The declaring side's outcome level after the first ``i`` cards of ``plays``, whose value under
+    ``objective`` is ``value``."""
     if objective == "win":
         return int(value)
     if objective == "payout":
-        return pos.level_payouts.index(value)
-    n = pos.rules.hand_size
-    if pos.contract.tout:  # won only with every trick (which is worth 120)
+        return opening.level_payouts.index(value)
+    n = opening.rules.hand_size
+    if value not in (0, 120):
+        return WON_SCHNEIDER if value >= 91 else WON if value >= 61 else LOST if value >= 31 else LOST_SCHNEIDER
+    pos = opening.after(*plays[:i])  # Schwarz (or a Tout) is possible: ask the trick question
+    if opening.contract.tout:  # won only with every trick (which is worth 120)
         return TOUT_WON if value == 120 and threshold(pos, tricks=n, workspace=ws) else TOUT_LOST
-    if value == 120 and threshold(pos, tricks=n, workspace=ws):
-        return WON_SCHWARZ
-    if value == 0 and not threshold(pos, tricks=1, workspace=ws):
-        return LOST_SCHWARZ
-    if value >= 91:
-        return WON_SCHNEIDER
-    if value >= 61:
-        return WON
-    if value >= 31:
-        return LOST
-    return LOST_SCHNEIDER
+    if value == 120:
+        return WON_SCHWARZ if threshold(pos, tricks=n, workspace=ws) else WON_SCHNEIDER
+    return LOST_SCHWARZ if not threshold(pos, tricks=1, workspace=ws) else LOST_SCHNEIDER
 
 
 def _won(level: int, objective: str, tout: bool) -> bool:
@@ -83,36 +80,29 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
     tout = opening.contract.tout
     plays = game.plays
     out = GradedGame()
-
-    pos = opening
-    sol = solve(pos, objective, workspace=ws)
-    value = sol.value
-    level = _level(pos, value, objective, ws)
-    opening_value, opening_level = value, level
+    sols = solve_line(opening, plays, objective, workspace=ws)
+    end = opening.after(*plays)
+    values = [sol.value for sol in sols] + [final_value(end, objective)]
+    assert values[-1] == sols[-1].values[plays[-1]], "the last card's value is the game's result"
+    levels = [_level(opening, plays, 0, values[0], objective, ws)]
     after_trick: list[int] = []
     decisive = None
-    for i, card in enumerate(plays):
+    for i, (card, sol) in enumerate(zip(plays, sols)):
         seat = sol.to_move
-        team = seat in pos.team
+        team = seat in opening.team
         best_value = sol.value
         played_value = sol.values[card]
+        assert played_value == values[i + 1], "a card's value is the value of the position after it"
         loss = (best_value - played_value) if team else (played_value - best_value)
-        nxt = pos.after(card)
-        if nxt.is_over:
-            next_sol = None
-            next_value = played_value
-        else:
-            next_sol = solve(nxt, objective, workspace=ws)
-            next_value = next_sol.value
-        assert next_value == played_value, "a card's value is the value of the position after it"
-        next_level = _level(nxt, next_value, objective, ws)
+        levels.append(_level(opening, plays, i + 1, played_value, objective, ws))
+        level, next_level = levels[i], levels[i + 1]
         row = {
             "game_id": game.game_id,
             "trick": i // 4 + 1,
             "position": i % 4,
             "seat": seat,
             "player": game.player(seat),
-            "role": role_of(seat, pos),
+            "role": role_of(seat, opening),
             "contract": game.contract_label,
             "card": card,
             "n_legal": len(sol.values),
@@ -132,10 +122,9 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
         if decisive is None and _won(next_level, objective, tout) != _won(level, objective, tout):
             decisive = (i // 4 + 1, seat, card)
         if i % 4 == 3:
-            after_trick.append(next_value)
-        pos, sol, value, level = nxt, next_sol, next_value, next_level
-
-    r = pos.game.result()
+            after_trick.append(played_value)
+    opening_value, opening_level, value = values[0], levels[0], values[-1]
+    r = end.game.result()
     through = [opening_value] + after_trick
     out.game = {
         "game_id": game.game_id,

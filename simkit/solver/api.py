@@ -155,7 +155,7 @@ def _to_objective(pos: Position, objective: str, raw: int) -> int:
     return int(raw)
 
 
-def _final(pos: Position, objective: str) -> int:
+def final_value(pos: Position, objective: str) -> int:
     r = pos.game.result()
     if objective == "points":
         return r.declarer_points
@@ -197,7 +197,7 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     n_thr = _chain_length(objective, position.contract.tout)
     t0 = time.perf_counter()
     if position.is_over:
-        v = _final(position, objective)
+        v = final_value(position, objective)
         return Solution(objective, None, {}, [], v, 0, time.perf_counter() - t0)
     ws.start(node_limit)
     s, ctx, tabs, masks, card_of = _kernel_position(position, ws)
@@ -214,6 +214,56 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     best.sort(key=order.get)
     values = dict(sorted(values.items(), key=lambda kv: order[kv[0]]))
     return Solution(objective, position.to_move, values, best, v, ws.nodes, time.perf_counter() - t0)
+
+
+def solve_line(position: Position, cards, objective: str = "points", *, workspace: Workspace | None = None,
+               node_limit: int | None = None) -> list[Solution]:
+    """:func:`solve` at ``position`` and after each of ``cards`` but the last, in turn: one solution per card (the
+    position it was played in), from one kernel call that shares the table along the line. For grading a
+    recorded game's every decision. Raises :class:`PositionError` for a card that is not legal."""
+    from simkit.reference import Game, IllegalPlay, InvalidGame
+    from simkit.solver.position import PositionError
+    from simkit.solver.values import line_values
+
+    cards = [int(c) for c in cards]
+    walk = []  # (seat to move, legal cards in a player's order) before each card, checked by the referee
+    try:
+        g = Game(position.rules, list(position.hands), position.contract, position.declarer, position.doublings,
+                 position.tariff)
+        for c in position.plays:
+            g.play(c)
+        for c in cards:
+            walk.append((g.to_play, g.legal_cards()))
+            g.play(c)
+    except (InvalidGame, IllegalPlay) as e:
+        raise PositionError(str(e)) from None
+    ws = workspace or default_workspace()
+    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
+    n_thr = _chain_length(objective, position.contract.tout)
+    t0 = time.perf_counter()
+    ws.start(node_limit)
+    s, ctx, tabs, masks, card_of = _kernel_position(position, ws)
+    id_of = {int(c): i for i, c in enumerate(card_of)}
+    plays = np.array([id_of[c] for c in cards], np.int64)
+    raw = np.full((len(cards), 32), -(1 << 40), np.int64)
+    legal = np.zeros(len(cards), np.int64)
+    guess = position_guess(position) if kobj == 0 else 0
+    done = line_values(s, ctx, tabs, masks, kobj, thr_m, thr_v, n_thr, guess, ws.arrays, plays, raw, legal,
+                       ws.scratch)
+    if done < len(cards):
+        raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
+    seconds = time.perf_counter() - t0
+    team = position.team
+    out = []
+    for i, (to_move, order) in enumerate(walk):
+        values = {x: _to_objective(position, objective, int(raw[i, id_of[x]])) for x in order}
+        assert all((int(legal[i]) >> id_of[x]) & 1 for x in order), "kernel and referee disagree on legal cards"
+        v = max(values.values()) if to_move in team else min(values.values())
+        out.append(Solution(objective, to_move, values, [x for x in order if values[x] == v], v, 0,
+                            seconds / len(cards)))
+    if out:
+        out[0].nodes = ws.nodes  # the nodes of the whole line, on its first solution
+    return out
 
 
 def position_guess(position: Position) -> int:
@@ -236,7 +286,7 @@ def position_value(position: Position, objective: str = "points", *, workspace: 
     from simkit.solver.values import position_value as kernel_value
 
     if position.is_over:
-        return _final(position, objective)
+        return final_value(position, objective)
     ws = workspace or default_workspace()
     kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
     n_thr = _chain_length(objective, position.contract.tout)

@@ -203,3 +203,21 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
                 break
         values[c] = values[d]
     return legal
+
+
+@solver_jit
+def line_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, plays, values, legal,
+                s2):
+    """Card values at every position along a line of play: before ``plays[i]`` (rank ids), the value of each
+    legal card into ``values[i, card]`` and the legal mask into ``legal[i]``; ``s`` ends after the last card.
+    Returns the number of positions solved (< len(plays) if the node limit was hit). One table serves the whole
+    line, and each position's search starts from the value of the card played before it."""
+    g = guess
+    for i in range(plays.shape[0]):
+        lm = card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, g, ws, values[i], s2)
+        if lm < 0:
+            return i
+        legal[i] = lm
+        g = values[i, plays[i]]
+        apply_card(s, plays[i], ctx, tabs)
+    return plays.shape[0]
