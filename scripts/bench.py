@@ -384,8 +384,20 @@ def section_solver(args) -> str:
     return body
 
 
+def section_analyze(args) -> str:
+    """Grading recorded games (`simkit analyze`): real and heuristic games, both decks, each objective."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_analyze import markdown, run_all
+
+    workers = os.cpu_count() or 1
+    rows, shares = run_all(40 if args.quick else args.analyze_games, workers)
+    body = markdown(rows, shares, machine(), workers)
+    print(body, flush=True)
+    return body
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver}
+            "solver": section_solver, "analyze": section_analyze}
 
 
 def main(argv=None) -> None:
@@ -402,6 +414,8 @@ def main(argv=None) -> None:
     ap.add_argument("--big", action="store_true", help="run: also time a 10^8-deal run (about 90 s)")
     ap.add_argument("--solver-deals", type=int, default=1000,
                     help="solver: deals per contract and deck (default 1,000; about an hour on two cores)")
+    ap.add_argument("--analyze-games", type=int, default=300,
+                    help="analyze: heuristic games per deck (default 300; about 20 minutes on two cores)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:

@@ -124,6 +124,14 @@ def test_every_value_equals_a_fresh_solve(objective):
         _check_against_fresh_solves(game, objective, grade_game(game, objective, workspace=ws))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("objective", ["points", "payout"])
+def test_every_value_equals_a_fresh_solve_all_games(objective):
+    ws = Workspace()
+    for game in _games(FIXTURES) + _games(DEMO):
+        _check_against_fresh_solves(game, objective, grade_game(game, objective, workspace=ws))
+
+
 @pytest.mark.parametrize("objective", ["points", "win", "payout"])
 def test_invariants(objective):
     """Losses are never negative; a best card has loss 0; the value moves only by losses: the result is the
@@ -245,11 +253,24 @@ def test_analyze_file_outputs_and_worker_independence(tmp_path):
     assert not list(out.glob(".*tmp"))
 
 
+def test_dask_backend_writes_the_same(tmp_path):
+    ref = analyze_file(DEMO, tmp_path / "local", objective="win", workers=1, report=False)
+    analyze_file(DEMO, tmp_path / "dask", objective="win", workers=2, backend="dask-local", batch_games=4,
+                 report=False)
+    for name in ("decisions", "games"):
+        a = pl.read_parquet(tmp_path / "local" / f"{name}.parquet").drop("ms", strict=False)
+        b = pl.read_parquet(tmp_path / "dask" / f"{name}.parquet").drop("ms", strict=False)
+        assert a.equals(b)
+    assert ref.games == len(_games(DEMO))
+
+
 def test_cli(tmp_path):
     r = run_cli("analyze", str(DEMO), "--out", str(tmp_path / "o"), "--objective", "win", "--json", "--workers", "1")
     assert r.returncode == 0, r.stderr
     head = json.loads(r.stdout)
     assert head["games"] == len(_games(DEMO)) and head["bad_records"] == 0
+    r = run_cli("analyze", str(DEMO), "--out", str(tmp_path / "o"), "--objective", "win")
+    assert r.returncode == 2 and "--force" in r.stderr  # an analysis is never overwritten silently
     r = run_cli("analyze", str(DEMO), "--objective", "nope", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "objective" in r.stderr
     r = run_cli("analyze", str(tmp_path / "missing.jsonl"))

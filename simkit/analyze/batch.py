@@ -163,10 +163,12 @@ def _ordered(submit, batches, depth: int):
 
 def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None, objective: str = "points",
                  strategies=(), workers: int | None = None, backend: str = "local", scheduler: str | None = None,
-                 batch_games: int = BATCH_GAMES, progress=None, report: bool = True) -> AnalyzeResult:
+                 batch_games: int = BATCH_GAMES, progress=None, report: bool = True,
+                 force: bool = False) -> AnalyzeResult:
     """Grade every game of the replay-record file ``path`` into ``out`` (default ``analysis/<UTC time>``):
     ``decisions.parquet``, ``games.parquet``, ``errors.jsonl`` (bad records, by line), ``summary.json``, the summary
-    tables and ``report.html``. ``progress(k)`` is called with the number of input lines done."""
+    tables and ``report.html``. ``progress(k)`` is called with the number of input lines done. An ``out`` that
+    already holds an analysis is refused unless ``force``."""
     from simkit.rules.ruleset import Ruleset, load_ruleset
     from simkit.strategies import resolve
 
@@ -185,6 +187,10 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
         resolve(s)  # an unknown strategy is a clear error before any work
     opts = AnalyzeOptions(rules, objective, strategies)
     out = Path(out) if out else Path("analysis") / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    if out.exists() and not out.is_dir():
+        raise AnalyzeError(f"--out {out} exists and is not a directory")
+    if (out / "decisions.parquet").exists() and not force:
+        raise AnalyzeError(f"--out {out} already holds an analysis; give --force to replace it")
     out.mkdir(parents=True, exist_ok=True)
     workers = max(1, workers or os.cpu_count() or 1)
     from simkit.solver.api import warm_up

@@ -28,6 +28,7 @@ def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str)
         workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
         backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address."),
+        force: bool = typer.Option(False, "--force", help="Replace an analysis already in --out."),
         as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
     ):
         """Grade recorded games card by card with every hand open: each card's loss against the best card.
@@ -44,13 +45,12 @@ def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str)
             raise UserError(f"games file {file} does not exist" if not file.exists() else f"{file} is not a file")
         if workers is not None and workers < 1:
             raise UserError("--workers must be at least 1")
-        if out is not None and out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a directory")
         total = count_games(file)
         try:
             with progress_bar(total, "games") as advance:
                 result = analyze_file(file, out, rules=rules, objective=objective, strategies=strategy or (),
-                                      workers=workers, backend=backend, scheduler=scheduler, progress=advance)
+                                      workers=workers, backend=backend, scheduler=scheduler, progress=advance,
+                                      force=force)
         except AnalyzeError as e:
             raise UserError(str(e)) from None
         head = json.loads((result.out / "summary.json").read_text(encoding="utf-8"))
