@@ -202,18 +202,16 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
 
     result = AnalyzeResult(out)
     tmp = {name: out / f".{name}.parquet.tmp" for name in ("decisions", "games")}
-    writers = {"decisions": pq.ParquetWriter(tmp["decisions"], decision_schema(opts.strategies)),
-               "games": pq.ParquetWriter(tmp["games"], GAME_SCHEMA)}
+    sinks = {"decisions": _Sink(pq.ParquetWriter(tmp["decisions"], decision_schema(opts.strategies))),
+             "games": _Sink(pq.ParquetWriter(tmp["games"], GAME_SCHEMA))}
     t0 = time.perf_counter()
     try:
         with _executor(backend, workers, scheduler) as submit:
             for part in _ordered(lambda b: submit(grade_lines, opts, b), _batches(path, batch_games),
                                  workers * IN_FLIGHT_PER_WORKER):
-                if part["decisions"]:
-                    writers["decisions"].write_table(
-                        pa.Table.from_pylist(part["decisions"], schema=writers["decisions"].schema))
-                if part["games"]:
-                    writers["games"].write_table(pa.Table.from_pylist(part["games"], schema=GAME_SCHEMA))
+                for name in ("decisions", "games"):
+                    if part[name]:
+                        sinks[name].add(pa.Table.from_pylist(part[name], schema=sinks[name].writer.schema))
                 result.games += len(part["games"])
                 result.decisions += len(part["decisions"])
                 result.errors += part["errors"]
@@ -222,13 +220,13 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
                 if progress:
                     progress(len(part["games"]) + len(part["errors"]))
     except BaseException:
-        for w in writers.values():
-            w.close()
+        for sink in sinks.values():
+            sink.writer.close()
         for t in tmp.values():
             t.unlink(missing_ok=True)
         raise
-    for w in writers.values():
-        w.close()
+    for sink in sinks.values():
+        sink.close()
     result.seconds = time.perf_counter() - t0
     for name, t in tmp.items():
         os.replace(t, out / f"{name}.parquet")
@@ -239,6 +237,31 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
         from analysis.grading import write_summary
         write_summary(out, result, opts)
     return result
+
+
+class _Sink:
+    """Batches' tables gathered into row groups of about ROW_GROUP rows (a row group per small batch would make
+    the files slow to read)."""
+
+    ROW_GROUP = 1 << 16
+
+    def __init__(self, writer: pq.ParquetWriter):
+        self.writer, self.pending, self.rows = writer, [], 0
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.rows += table.num_rows
+        if self.rows >= self.ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.writer.write_table(pa.concat_tables(self.pending), row_group_size=self.ROW_GROUP)
+        self.pending, self.rows = [], 0
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
 
 
 class _executor:
