@@ -1,6 +1,10 @@
 #!/usr/bin/env python
 """Duplicate match: the heuristic against random on the same deals, and the heuristic's contract statistics.
 
+`simkit match A B` is the command for duplicate matches between any strategies (simkit/match, docs/match.md); this
+script keeps the plain-Python referee back end, an independent check of the kernel's duplicate play that the tests
+use, and the all-heuristic contract statistics.
+
 Part 1 (duplicate match): every deal is played twice, heuristic on seats 0 and 2 against random on 1 and 3, then
 with the seats swapped. The heuristic side's payout of a deal is the sum over both plays of its two seats' payouts;
 the script reports its mean per deal (per play of the deal: divided by 2) with a 95% confidence interval.
@@ -235,17 +239,14 @@ def kernel_available() -> bool:
 def kernel_duplicate(n: int, seed: int, rules: Ruleset | None = None, side="heuristic", other="random",
                      chunk: int = 250_000):
     """Per-deal payout of ``side`` (sum of both plays) over ``n`` duplicate deals against ``other``, kernel back
-    end; the sides are strategy names or :class:`simkit.strategies.Strategy` objects. Played ``chunk`` deals at a
-    time (memory); the result does not depend on it."""
-    from simkit.engine.game import play_games
+    end (simkit.match, the API behind `simkit match`); the sides are strategy names or
+    :class:`simkit.strategies.Strategy` objects. Played ``chunk`` deals at a time (memory); the result does not
+    depend on it."""
+    from simkit.match.duplicate import play_both_seatings
 
-    out = []
-    for start in range(0, n, chunk):
-        k = min(chunk, n - start)
-        a = play_games(seed, start, k, ruleset=rules, seats=(side, other, side, other))["payouts"]
-        b = play_games(seed, start, k, ruleset=rules, seats=(other, side, other, side))["payouts"]
-        out.append(a[:, 0].astype(np.float64) + a[:, 2] + b[:, 1] + b[:, 3])
-    return np.concatenate(out) if out else np.zeros(0)
+    out = [play_both_seatings(side, other, seed, start, min(chunk, n - start), rules)["a_payout"].sum(axis=1)
+           for start in range(0, n, chunk)]
+    return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
 
 def kernel_all_heuristic(n: int, seed: int, rules: Ruleset | None = None):

@@ -182,7 +182,9 @@ def strategies_cmd():
 def _bavarian(rules_obj):
     """The Bavarian commands refuse the old German ruleset (it has its own `simkit run --rules old-german`)."""
     if getattr(rules_obj, "game", "bavarian") != "bavarian":
-        raise UserError(f"ruleset {rules_obj.name} is the {rules_obj.game} game; this command plays the Bavarian "
+        # a RulesetError, not UserError: commands registered from other modules import this function from
+        # simkit.cli, which under `python -m simkit.cli` is a second copy of this module with its own UserError
+        raise RulesetError(f"ruleset {rules_obj.name} is the {rules_obj.game} game; this command plays the Bavarian "
                         f"game (use `simkit run --rules {rules_obj.name}`)")
     return rules_obj
 
@@ -354,6 +356,10 @@ _register_solve(app, UserError, _stdout, RULES_HELP)
 from simkit.analyze.cli import register as _register_analyze  # noqa: E402  (`simkit analyze`)
 
 _register_analyze(app, UserError, _stdout, _progress, RULES_HELP)
+
+from simkit.match.cli import register as _register_match  # noqa: E402  (`simkit match`)
+
+_register_match(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 from simkit.sim.cli_export import register as _register_export  # noqa: E402  (`simkit export`, runs -> records)
 _register_export(app, UserError)
 
