@@ -104,6 +104,93 @@ def test_guaranteed_bounds_hold(seed):
 
 
 
+def declared_positions(seed: int, n_deals: int, cards_left: tuple[int, ...], preset: str = "sauspiel"):
+    """Positions of games the heuristic declared and played (far more structured than random play: long trump
+    holdings, partners with the top trumps), at trick boundaries with ``cards_left`` cards a hand and one card into
+    the trick after them."""
+    from simkit.engine.game import play_games
+    from simkit.rules.contracts import KINDS_WITH_SUIT
+
+    rules = load_ruleset(preset)
+    g = play_games(seed, 0, n_deals, rules, trace=True)
+    hs = rules.hand_size
+    out = []
+    for i in range(n_deals):
+        k = int(g["kind"][i])
+        if k < 0:
+            continue
+        c = Contract(k, int(g["suit"][i]) if k in KINDS_WITH_SUIT else None, bool(g["tout"][i]))
+        pos = Position.opening([int(h) for h in g["hands"][i]], c, int(g["declarer"][i]), rules)
+        plays = [int(x) for x in g["trace_played"][i]]
+        for left in cards_left:
+            cut = 4 * (hs - left)
+            out.append(pos.after(*plays[:cut]))
+            out.append(pos.after(*plays[:cut + 1 + (i % 3)]))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["sauspiel", "sauspiel-short"])
+def test_bounds_hold_in_declared_games(preset):
+    """Both bounds on positions of declared games: a partner holding a single high trump, forced to overtake the
+    leader's trump lead, once broke the leader's plan (found grading 10^5 games; the position is kept below)."""
+    checked = 0
+    for pos in declared_positions(41, 120, (4, 5), preset):
+        s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+        dp, dt, team = int(s[S_DP]), int(s[S_DT]), int(ctx[C_TEAM])
+        left = len(pos.game.hands[pos.to_move])
+        if s[S_K] == 0:
+            rem = int(s[S_REMPTS])
+            gain, gain_t = guaranteed(s.copy(), team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
+            loss, loss_t = guaranteed(s.copy(), 15 & ~team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
+        else:
+            rem = int(s[S_REMPTS]) + int(s[S_TP])
+            gain, loss = trick_bound(s.copy(), ctx, tabs, masks, 0, 1 << 20, 1 << 20)
+            gain_t, loss_t = trick_bound(s.copy(), ctx, tabs, masks, 1, 1 << 20, 1 << 20)
+        if gain:
+            assert threshold(pos, points=dp + gain, workspace=PLAIN), str(pos)
+        if loss:
+            assert not threshold(pos, points=dp + rem - loss + 1, workspace=PLAIN), str(pos)
+        if gain_t:
+            assert threshold(pos, tricks=dt + gain_t, workspace=PLAIN), str(pos)
+        if loss_t:
+            assert not threshold(pos, tricks=dt + left - loss_t + 1, workspace=PLAIN), str(pos)
+        checked += bool(gain or loss)
+    assert checked > 100
+
+
+OVERTAKE_CASES = [  # (hands, called suit, declarer, plays): a defender leads, his partner's only trump is higher
+    (["EO GO SU HA G8 G7 S9 S7", "EU GU HK H9 H8 EZ SA SK", "HO SO HZ EA EK E7 GK SZ", "HU H7 E9 E8 GA GZ G9 S8"], 1,
+     0, "EO H8 HZ H7 GO H9 SO HU G7 SK GK GA S8 S7 SA SZ"),
+    (["E7 E8 EU EO G9 GA HU HZ", "G7 GU H7 HO HA S9 SO SA", "E9 EK GO GK S8 SU SK SZ", "EZ EA G8 GZ H8 H9 HK S7"], 0,
+     0, "EO H7 SU HK E7 G7 E9 EA EZ E8 HA EK SA S8 S7 HZ GA GU GK G8"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(OVERTAKE_CASES)))
+def test_partner_forced_to_overtake_the_trump_lead(case):
+    """Positions where the defender on lead would draw trumps and cash a side card, but his partner holds a higher
+    trump as his only one and must overtake the first trump lead, so the leader loses the lead. ``guaranteed``
+    once counted the whole plan (found grading 10^5 games: a card's value differed from the position after it)."""
+    from simkit.cards import parse_card, parse_hands
+
+    hands, called, declarer, plays = OVERTAKE_CASES[case]
+    pos = Position.opening(parse_hands(hands), Contract(RUFSPIEL, called), declarer, load_ruleset("sauspiel"))
+    cards = [parse_card(c) for c in plays.split()]
+    pos = pos.after(*cards)
+    s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+    dp, rem, team = int(s[S_DP]), int(s[S_REMPTS]), int(ctx[C_TEAM])
+    gain, _ = guaranteed(s.copy(), team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
+    loss, _ = guaranteed(s.copy(), 15 & ~team, tabs, masks, 1 << 20, int(s[S_LEADER]), 0)
+    assert threshold(pos, points=dp + gain, workspace=PLAIN)
+    assert not threshold(pos, points=dp + rem - loss + 1, workspace=PLAIN)
+    before = Position(pos.rules, pos.contract, pos.declarer, pos.hands, pos.plays[:-1])
+    last = pos.plays[-1]
+    for objective in ("points", "win"):  # a card's value is the value of the position after it
+        assert (solve(before, objective, workspace=Workspace(table_bits=16)).values[last]
+                == solve(pos, objective, workspace=Workspace(table_bits=16)).value
+                == solve(pos, objective, workspace=PLAIN).value)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_trick_bounds_hold(seed):
     """Inside a trick whose winner is decided, ``trick_bound`` is a promise too (checked like the bounds above)."""

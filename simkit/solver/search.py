@@ -405,6 +405,22 @@ def above_all(mine, theirs):
 
 
 @solver_jit(inline="always")
+def stays_under(low, high, rounds):
+    """Can a hand ``low`` follow ``rounds`` leads of ``high``'s cards from the top without ever beating one? (Its
+    lowest card under the highest lead, its next lowest under the next, ...; a hand that runs out is fine.)"""
+    a = low
+    b = high
+    for _ in range(rounds):
+        if a == 0 or b == 0:
+            return True
+        if cttz(a) > msb(b):
+            return False
+        a &= a - 1
+        b &= ~(np.int64(1) << msb(b))
+    return True
+
+
+@solver_jit(inline="always")
 def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
@@ -416,7 +432,10 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
       - then he cashes his side-suit cards stronger than every opposing card of their suit, from the top, while
         every opponent who still holds a trump must follow suit (without drawing: as long as each of them does).
       Into those tricks each opponent, and the partner, must follow suit: at least their cheapest cards of the suit
-      led (all of the opponents' trumps when they are drawn).
+      led (all of the opponents' trumps when they are drawn). The plan needs the leader to keep the lead: a
+      partner who could be forced to beat a lead (his cards of the suit not all able to stay under the leads, or
+      void in a side suit while he may still hold trumps) cancels the trump leads (the leader's sure trumps then
+      count as a partner's do) or that suit.
     * Otherwise, into the distinct tricks one player of the side is sure to win, every opponent puts a card: at
       least his cheapest ones.
     The opponents' cards are not added up when the side's own cards already make ``enough`` points.
@@ -445,6 +464,16 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
         drawing = max_opp_tr > 0 and popcount(sure) >= max_opp_tr
         won = lead_tr if drawing else sure
         trump_leads = popcount(won)
+        keeps_lead = True  # no partner can be forced to overtake a trump lead
+        for o in range(4):
+            if o != leader and (side >> o) & 1 and not stays_under(s[o] & tm, won, trump_leads):
+                keeps_lead = False
+        if not keeps_lead:  # no trump plan: his sure trumps still win their tricks, wherever they fall
+            own += mask_points(sure, tabs)
+            most = popcount(sure)
+            drawing = False
+            won = np.int64(0)
+            trump_leads = 0
         plan = trump_leads
         for su in range(4):
             sm = np.int64(suit_mask[su])
@@ -454,6 +483,15 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
             win = above_all(mine, opp & sm)
             q = popcount(win)
             if q == 0:
+                continue
+            forced_over = False  # a partner who could be made to beat the leader's card of this suit
+            for o in range(4):
+                if o != leader and (side >> o) & 1:
+                    if s[o] & sm:
+                        forced_over |= not stays_under(s[o] & sm, win, q)
+                    elif (s[o] & tm) != 0 and not (drawing and popcount(s[o] & tm) <= trump_leads):
+                        forced_over = True  # void: he might have nothing left but trumps
+            if forced_over:
                 continue
             if not drawing:
                 cap = 8
@@ -490,7 +528,7 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
                 plan_in += mask_points(hand_tr, tabs)
             else:
                 plan_in += cheapest_points(hand_tr, trump_leads, tabs)
-        most = plan
+        most = max(most, plan)
     for seat in range(4):
         if (side >> seat) & 1 and seat != leader and seat != partner_done:
             sure = above_all(s[seat] & tm, opp_tr)
