@@ -107,6 +107,7 @@ def _check_against_fresh_solves(game, objective, graded):
         assert row["best_value"] == fresh.value
         assert row["played_value"] == fresh.values[card]
         assert row["n_legal"] == len(fresh.values)
+        assert row["values"] == fresh.values
         pos = pos.after(card)
 
 
@@ -243,7 +244,10 @@ def test_analyze_file_outputs_and_worker_independence(tmp_path):
         b = pl.read_parquet(tmp_path / "a2" / f"{name}.parquet").drop("ms", strict=False)
         assert a.equals(b)
     d = pl.read_parquet(tmp_path / "a1" / "decisions.parquet")
-    assert {"heuristic_card", "heuristic_loss", "player", "role"} <= set(d.columns)
+    assert {"heuristic_card", "heuristic_loss", "player", "role", "values"} <= set(d.columns)
+    first = d.row(0, named=True)
+    assert len(first["values"]) == first["n_legal"]
+    assert first["best_value"] == max(v["value"] for v in first["values"])  # the declarer leads the demo game
     assert d.filter(pl.col("player").is_not_null())["player"].unique().sort().to_list() == ["Anna", "Bert", "Cilli",
                                                                                            "Done"]
     out = tmp_path / "a1"

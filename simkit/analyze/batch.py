@@ -53,7 +53,8 @@ def decision_schema(strategies=()) -> pa.Schema:
     fields = [
         ("game_id", pa.string()), ("trick", pa.int8()), ("position", pa.int8()), ("seat", pa.int8()),
         ("player", pa.string()), ("role", pa.string()), ("contract", pa.string()), ("card", pa.string()),
-        ("n_legal", pa.int8()), ("best_value", pa.int32()), ("played_value", pa.int32()), ("loss", pa.int32()),
+        ("n_legal", pa.int8()), ("values", pa.list_(pa.struct([("card", pa.string()), ("value", pa.int32())]))),
+        ("best_value", pa.int32()), ("played_value", pa.int32()), ("loss", pa.int32()),
         ("forced", pa.bool_()), ("best", pa.bool_()), ("blunder", pa.bool_()),
     ]
     from simkit.analyze.advice import column_name
@@ -114,6 +115,7 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
         t_solve += ms / 1000
         for row in graded.decisions:
             row["card"] = format_card(row["card"])
+            row["values"] = [{"card": format_card(c), "value": v} for c, v in row["values"].items()]
             for s in columns:
                 row[f"{s}_card"] = format_card(row[f"{s}_card"])
         decisions.extend(graded.decisions)

@@ -106,6 +106,7 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
             "contract": game.contract_label,
             "card": card,
             "n_legal": len(sol.values),
+            "values": sol.values,
             "best_value": best_value,
             "played_value": played_value,
             "loss": loss,
