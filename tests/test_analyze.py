@@ -287,3 +287,34 @@ def test_cli(tmp_path):
     assert r.returncode == 1 and "line 2" in r.stderr
     assert json.loads(r.stdout)["games"] == 1
     np.testing.assert_equal(len(pl.read_parquet(tmp_path / "z" / "games.parquet")), 1)
+
+
+BAD_STRATEGY = '''
+from numba import njit
+from simkit.strategies.api import BID_SIG, DOUBLE_SIG, PLAY_SIG, PASS
+
+@njit(BID_SIG)
+def bid(hand, seat, info, strength, eff_suit, params, config):
+    return PASS
+
+@njit(DOUBLE_SIG)
+def double(hand, seat, info, strength, eff_suit, params, config):
+    return 0
+
+@njit(PLAY_SIG)
+def play(hand, legal, seat, info, strength, eff_suit, params, config):
+    return 40  # no card
+
+class Bad:
+    bid, double, play = bid, double, play
+'''
+
+
+def test_a_strategy_that_breaks_the_rules_stops_the_analysis(tmp_path, monkeypatch):
+    from simkit.strategies import StrategyError
+
+    (tmp_path / "bad_advice.py").write_text(BAD_STRATEGY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(StrategyError, match="bad_advice:Bad.*trick 1 of game demo-01"):
+        analyze_file(DEMO, tmp_path / "out", objective="win", strategies=["bad_advice:Bad"], workers=1)
+    assert not (tmp_path / "out").exists()

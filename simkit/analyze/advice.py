@@ -26,10 +26,6 @@ from simkit.rules.contracts import RUFSPIEL
 ADVICE_SEED = 0
 
 
-class AdviceError(ValueError):
-    """A strategy returned a card that is not legal at a recorded decision."""
-
-
 def column_name(strategy: str) -> str:
     """The column prefix of a strategy's advice (``heuristic`` -> ``heuristic_card``; ``pkg.mod:Name`` ->
     ``pkg_mod_Name_card``)."""
@@ -71,6 +67,7 @@ def advise(strategy, game: GameRecord) -> list[int]:
     )
     from simkit.engine.rng import STREAM_STRATEGY, stream_state
     from simkit.reference import Game
+    from simkit.strategies import StrategyError
     from simkit.strategies.api import INFO_SIZE, I_RNG, I_SCRATCH, N_SCRATCH, PASS, bid_code
 
     pos = game.opening
@@ -117,8 +114,9 @@ def advise(strategy, game: GameRecord) -> list[int]:
         scratch[seat] = info[I_SCRATCH:I_SCRATCH + N_SCRATCH]
         if not 0 <= choice < 32 or not (legal >> choice) & 1:
             what = format_card(choice) if 0 <= choice < 32 else f"card {choice}"
-            raise AdviceError(f"{game.game_id}: strategy '{strategy.name}' chose {what} in trick {tno + 1}, "
-                              f"which seat {seat} may not play")
+            raise StrategyError(f"strategy '{strategy.name}' chose {what} in trick {tno + 1} of game {game.game_id} "
+                                f"(line {game.line}), which seat {seat} may not play", strategy=strategy.name,
+                                seat=seat, decision="play", value=choice)
         out.append(choice)
         if k == 0:
             led = ref.eff(card)

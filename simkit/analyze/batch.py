@@ -109,8 +109,12 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
             errors.append(error)
             continue
         t0 = time.perf_counter()
-        graded = grade_game(game, opts.objective, workspace=state["ws"],
-                            advisors=advisors_for(game, opts.strategies))
+        try:
+            graded = grade_game(game, opts.objective, workspace=state["ws"],
+                                advisors=advisors_for(game, opts.strategies))
+        except AssertionError as e:  # a solver inconsistency: keep the batch going, report the game
+            errors.append(f"line {n}: internal error, the game could not be graded ({e}); please report it")
+            continue
         ms = (time.perf_counter() - t0) * 1000
         t_solve += ms / 1000
         for row in graded.decisions:
@@ -193,6 +197,7 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
         raise AnalyzeError(f"--out {out} exists and is not a directory")
     if (out / "decisions.parquet").exists() and not force:
         raise AnalyzeError(f"--out {out} already holds an analysis; give --force to replace it")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     workers = max(1, workers or os.cpu_count() or 1)
     from simkit.solver.api import warm_up
@@ -226,6 +231,8 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
             sink.writer.close()
         for t in tmp.values():
             t.unlink(missing_ok=True)
+        if created and not any(out.iterdir()):
+            out.rmdir()
         raise
     for sink in sinks.values():
         sink.close()
