@@ -41,11 +41,13 @@ def engine_games(preset: str, n: int, path: Path, seed: int = 2026) -> int:
 def grade(path: Path, objective: str, workers: int) -> dict:
     from simkit.analyze.batch import analyze_file
 
+    import pyarrow.parquet as pq
+
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         r = analyze_file(path, Path(tmp) / "a", objective=objective, workers=workers, report=False)
         wall = time.perf_counter() - t0
-    ms = np.array(r.game_ms)
+        ms = pq.read_table(Path(tmp) / "a" / "games.parquet", columns=["ms"]).column("ms").to_numpy()
     return {"games": r.games, "rate": r.games / wall, "median": float(np.median(ms)),
             "p90": float(np.percentile(ms, 90)), "max": float(ms.max()), "mean": float(ms.mean())}
 

@@ -44,7 +44,6 @@ class AnalyzeResult:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     solver_seconds: float = 0.0  # summed over workers
-    game_ms: list[float] = field(default_factory=list)  # grading time per game (solver and bookkeeping)
 
 
 # ----------------------------------------------------------------------------------------------- schemas
@@ -131,7 +130,9 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
         g["decisive_card"] = format_card(g["decisive_card"]) if g["decisive_card"] is not None else None
         g["ms"] = ms
         games.append(g)
-    return {"decisions": decisions, "games": games, "errors": errors, "seconds": t_solve}
+    # Arrow tables, built here: the parent then only writes them (its memory and time stay flat for any file)
+    return {"decisions": pa.Table.from_pylist(decisions, schema=decision_schema(opts.strategies)),
+            "games": pa.Table.from_pylist(games, schema=GAME_SCHEMA), "errors": errors, "seconds": t_solve}
 
 
 # ---------------------------------------------------------------------------------------------- driving
@@ -217,15 +218,14 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
             for part in _ordered(lambda b: submit(grade_lines, opts, b), _batches(path, batch_games),
                                  workers * IN_FLIGHT_PER_WORKER):
                 for name in ("decisions", "games"):
-                    if part[name]:
-                        sinks[name].add(pa.Table.from_pylist(part[name], schema=sinks[name].writer.schema))
-                result.games += len(part["games"])
-                result.decisions += len(part["decisions"])
+                    if part[name].num_rows:
+                        sinks[name].add(part[name])
+                result.games += part["games"].num_rows
+                result.decisions += part["decisions"].num_rows
                 result.errors += part["errors"]
                 result.solver_seconds += part["seconds"]
-                result.game_ms += [g["ms"] for g in part["games"]]
                 if progress:
-                    progress(len(part["games"]) + len(part["errors"]))
+                    progress(part["games"].num_rows + len(part["errors"]))
     except BaseException:
         for sink in sinks.values():
             sink.writer.close()
