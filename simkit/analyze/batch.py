@@ -130,7 +130,7 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
         g["decisive_card"] = format_card(g["decisive_card"]) if g["decisive_card"] is not None else None
         g["ms"] = ms
         games.append(g)
-    # Arrow tables, built here: the parent then only writes them (its memory and time stay flat for any file)
+    # Arrow tables, built here: the parent only writes them
     return {"decisions": pa.Table.from_pylist(decisions, schema=decision_schema(opts.strategies)),
             "games": pa.Table.from_pylist(games, schema=GAME_SCHEMA), "errors": errors, "seconds": t_solve}
 
