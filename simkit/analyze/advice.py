@@ -52,6 +52,29 @@ def advisors_for(game: GameRecord, strategies) -> list[tuple[str, Advisor]]:
 def advise(strategy, game: GameRecord) -> list[int]:
     """The strategy's card at each decision of ``game`` (the recorded cards are played, not the advice)."""
     from simkit.engine.batch import tables_for
+    from simkit.strategies import StrategyError
+
+    t = tables_for(game.opening.rules)
+    config = strategy.config if len(strategy.config) else np.zeros(1)
+    config = np.ascontiguousarray(config, np.float64)
+
+    def ask(i, seat, hand, legal, info):
+        choice = int(strategy.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
+                                   t.params, config))
+        if not 0 <= choice < 32 or not (legal >> choice) & 1:
+            what = format_card(choice) if 0 <= choice < 32 else f"card {choice}"
+            raise StrategyError(f"strategy '{strategy.name}' chose {what} in trick {i // 4 + 1} of game "
+                                f"{game.game_id} (line {game.line}), which seat {seat} may not play",
+                                strategy=strategy.name, seat=seat, decision="play", value=choice)
+        return choice
+
+    return walk(game, ask)
+
+
+def walk(game: GameRecord, ask) -> list:
+    """Walk the recorded play, calling ``ask(i, seat, hand, legal, info)`` at decision ``i`` with what that seat
+    sees (its random stream in ``info[I_RNG]``, its scratch words kept between its calls); returns the answers.
+    The recorded cards are played, whatever ``ask`` answers."""
     from simkit.engine.game import variant_code
     from simkit.engine.infostate import (
         info_bid,
@@ -67,12 +90,10 @@ def advise(strategy, game: GameRecord) -> list[int]:
     )
     from simkit.engine.rng import STREAM_STRATEGY, stream_state
     from simkit.reference import Game
-    from simkit.strategies import StrategyError
     from simkit.strategies.api import INFO_SIZE, I_RNG, I_SCRATCH, N_SCRATCH, PASS, bid_code
 
     pos = game.opening
     rules = pos.rules
-    t = tables_for(rules)
     c = pos.contract
     suit = c.suit if c.suit is not None else -1
     info = np.zeros(INFO_SIZE, np.int64)
@@ -89,8 +110,6 @@ def advise(strategy, game: GameRecord) -> list[int]:
 
     rngs = [np.uint64(stream_state(ADVICE_SEED, game.line, STREAM_STRATEGY + s)).view(np.int64) for s in range(4)]
     scratch = np.zeros((4, N_SCRATCH), np.int64)
-    config = strategy.config if len(strategy.config) else np.zeros(1)
-    config = np.ascontiguousarray(config, np.float64)
     called = c.suit if c.kind == RUFSPIEL else -1
     ref = Game(rules, list(pos.hands), c, pos.declarer, pos.doublings, pos.tariff)
     hands = [int(h) for h in pos.hands]
@@ -108,16 +127,9 @@ def advise(strategy, game: GameRecord) -> list[int]:
             legal |= 1 << x
         info[I_RNG] = rngs[seat]
         info[I_SCRATCH:I_SCRATCH + N_SCRATCH] = scratch[seat]
-        choice = int(strategy.play(np.int64(hands[seat]), np.int64(legal), np.int64(seat), info, t.strength,
-                                   t.eff_suit, t.params, config))
+        out.append(ask(i, seat, hands[seat], legal, info))
         rngs[seat] = info[I_RNG]
         scratch[seat] = info[I_SCRATCH:I_SCRATCH + N_SCRATCH]
-        if not 0 <= choice < 32 or not (legal >> choice) & 1:
-            what = format_card(choice) if 0 <= choice < 32 else f"card {choice}"
-            raise StrategyError(f"strategy '{strategy.name}' chose {what} in trick {tno + 1} of game {game.game_id} "
-                                f"(line {game.line}), which seat {seat} may not play", strategy=strategy.name,
-                                seat=seat, decision="play", value=choice)
-        out.append(choice)
         if k == 0:
             led = ref.eff(card)
         ref.play(card)

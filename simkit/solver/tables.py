@@ -51,9 +51,13 @@ _CACHE: dict[Ruleset, SolverTables] = {}
 
 def solver_tables(rules: Ruleset) -> SolverTables:
     """The rank-space tables of every variant of ``rules`` (memoised)."""
-    if rules in _CACHE:
-        return _CACHE[rules]
-    t = build_tables(rules)
+    if rules not in _CACHE:
+        _CACHE[rules] = solver_tables_from(build_tables(rules))
+    return _CACHE[rules]
+
+
+def solver_tables_from(t) -> SolverTables:
+    """The rank-space tables of the engine's rule tables ``t`` (simkit.rules.tables.RuleTables)."""
     tabs = np.zeros((N_VARIANTS, N_TABS, 32), np.int64)
     suit_mask = np.zeros((N_VARIANTS, 5), np.uint32)
     card_of = np.full((N_VARIANTS, 32), -1, np.int64)
@@ -92,8 +96,7 @@ def solver_tables(rules: Ruleset) -> SolverTables:
         for r, (lo, n) in enumerate(runs):
             tabs[v, T_RUNS, 2 * r] = lo
             tabs[v, T_RUNS, 2 * r + 1] = n
-    _CACHE[rules] = SolverTables(tabs, suit_mask, card_of, id_of)
-    return _CACHE[rules]
+    return SolverTables(tabs, suit_mask, card_of, id_of)
 
 
 def to_ids(mask: int, id_of_v: np.ndarray) -> int:

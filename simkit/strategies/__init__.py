@@ -1,6 +1,6 @@
 """Strategies: the registry of what can sit at a seat (built-ins and plug-ins).
 
-* :func:`available` -> ``{name: one-line description}``: the built-ins (``heuristic``, ``random``) and every
+* :func:`available` -> ``{name: one-line description}``: the built-ins (``heuristic``, ``random``, ``pimc``) and every
   plug-in registered under the entry-point group ``simkit.strategies``.
 * :func:`resolve` (name) -> :class:`Strategy`: a built-in name, an entry-point name, or ``package.module:Name``
   where ``Name`` (an object, class or module attribute, dots allowed) has ``bid``, ``double`` and ``play`` functions
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 DEFAULT_STRATEGY = "heuristic"
-BUILTIN_NAMES = ("heuristic", "random")
+BUILTIN_NAMES = ("heuristic", "random", "pimc")
 ENTRY_POINT_GROUP = "simkit.strategies"
 
 
@@ -94,9 +94,10 @@ class Strategy:
 
 
 def _builtin(name: str) -> Strategy:
-    from simkit.strategies import dispatch, heuristic, random_play
+    from simkit.strategies import dispatch, heuristic, pimc, random_play
 
-    mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC)}[name]
+    mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC),
+                "pimc": (pimc, dispatch.S_PIMC)}[name]
     desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,

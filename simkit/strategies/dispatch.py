@@ -28,6 +28,7 @@ from simkit.strategies import random_play as _random
 S_PLUGIN = -1
 S_RANDOM = 0
 S_HEURISTIC = 1
+S_PIMC = 2  # plays by simkit.strategies.pimc (the kernel's card loop); bids and doubles as the heuristic
 
 #: (bid, double, play) dispatchers usable as the filler of a built-in seat in the plug-in tuples
 FILLER = (_random.bid, _random.double, _random.play)
@@ -48,7 +49,7 @@ _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kerne
 def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
-    elif sid == S_HEURISTIC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
+    elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
         return _h_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
                              _data_ptr(config))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
@@ -58,7 +59,7 @@ def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
 def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_double(hand, seat, info, strength, eff_suit, params, config)
-    elif sid == S_HEURISTIC:  # heuristic.double, its arrays as data pointers (fewer arguments)
+    elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.double, its arrays as data pointers (fewer arguments)
         return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 

@@ -1,0 +1,336 @@
+"""The built-in ``pimc`` strategy: perfect-information Monte Carlo over the double-dummy solver.
+
+At a decision with more than one legal card the seat deals the cards it has not seen ``worlds`` times, each world
+drawn exactly uniformly among those consistent with everything it knows (simkit.strategies.worlds), solves each
+world with every hand open for the ``payout`` objective (simkit.solver: the outcome level of each legal card, lost
+Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and partner), and plays the card with the
+best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
+card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
+
+Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's): evaluated in matches, and
+tariff-aware bidding is the subject of its own issue.
+
+Reproducible: the worlds are drawn from the seat's own random stream, and every decision starts a fresh generation
+of the solver's table, so a choice depends only on what the seat knows and its stream, never on what the process
+solved before (which a node limit would otherwise make visible).
+
+Config (appended to the heuristic's; docs/strategies.md):
+``worlds`` worlds per decision; ``node_limit`` nodes per world's solve (0: no limit; a world whose solve hits it is
+left out, and with none left the heuristic's card is played).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit, types
+
+from simkit.engine.bits import cttz
+from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.kernel import laufende, score
+from simkit.rules.contracts import RUFSPIEL
+from simkit.rules.tables import P_RUN_AWAY_MIN
+from simkit.solver.search import (
+    ALL_FLAGS,
+    C_FLAGS,
+    MEASURE_POINTS,
+    MEASURE_TRICKS,
+    ST_ABORTED,
+    ST_GEN,
+    ST_LIMIT,
+    ST_NODES,
+    apply_card,
+)
+from simkit.solver.values import OBJ_LEVEL, card_values, init_position
+from simkit.solver.bulk import to_rank_space
+from simkit.strategies import heuristic as _heuristic
+from simkit.strategies.api import (
+    I_DECLARER,
+    I_DOUBLINGS,
+    I_HAND_SIZE,
+    I_HISTORY_CARDS,
+    I_KIND,
+    I_PLAYED_BY,
+    I_SUIT,
+    I_TOUT,
+    I_TRICK_NO,
+    I_VARIANT,
+)
+from simkit.strategies.worlds import count_worlds, draw_world, knowledge
+
+USES_SCRATCH = False
+DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows, "
+               "solves each world for the payout, plays the best mean; bids like the heuristic")
+
+_OWN = (
+    ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
+    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no new world is started once the worlds "
+                              "solved used them up, and a world whose solve would pass it is left out"),
+    ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
+                             "question), not its Schneider/Schwarz level"),
+)
+N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
+CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
+DEFAULT_CONFIG = np.concatenate([_heuristic.DEFAULT_CONFIG, np.array([c[1] for c in _OWN], np.float64)])
+CONFIG_DOC = {**_heuristic.CONFIG_DOC, **{c[0]: c[2] for c in _OWN}}
+C_WORLDS = N_HEURISTIC
+C_NODE_BUDGET = N_HEURISTIC + 1
+C_WIN_ONLY_TRICKS = N_HEURISTIC + 2
+
+bid = _heuristic.bid
+double = _heuristic.double
+
+DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are small searches
+
+# the workspace tuple (see :func:`workspace`)
+PW_TABS, PW_SUIT, PW_ID, PW_TT, PW_FR, PW_MOVES, PW_KEYS, PW_STATS = range(8)
+PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR = range(8, 18)
+
+_HERE = Path(__file__).resolve().parent
+_PKG = _HERE.parent
+DEPENDENCIES = [_HERE / f for f in ("pimc.py", "worlds.py", "api.py")] + [
+    _PKG / "engine" / f for f in ("kernel.py", "bits.py")] + [
+    _PKG / "solver" / f for f in ("search.py", "values.py", "bulk.py", "jit.py")]
+
+
+def _jit(fn):
+    return stamp(njit(cache=True, _nrt=False)(fn), source_stamp(DEPENDENCIES))
+
+
+@njit(cache=True, inline="always")
+def _seat_payout(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner, seat):
+    w, sn, sw, pr, p0, p1, p2, p3 = score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner)
+    if seat == 0:
+        return p0
+    if seat == 1:
+        return p1
+    if seat == 2:
+        return p2
+    return p3
+
+
+@njit(cache=True, inline="always")
+def _cost(c, v, points, eff_suit):
+    """Tie order among equally good cards: fewest points, then a side card before a trump, then the weakest."""
+    return np.int64(points[c]) * 64 + (32 if eff_suit[v, c] == 4 else 0) + c
+
+
+def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_mask, lorder, n_trumps, lauf_min,
+            base_price, points, pw):
+    """The card pimc plays (``legal`` has at least two cards; ``heur_card`` is the heuristic's choice, the
+    tie-break and the fallback). Also leaves, in ``pw[PW_SUMS]``, the summed payout of each legal card and in
+    ``pw[PW_THR][16]`` the number of worlds solved."""
+    tabs_all = pw[PW_TABS]
+    id_all = pw[PW_ID]
+    stats = pw[PW_STATS]
+    work = pw[PW_WORK]
+    counts = pw[PW_COUNTS]
+    world = pw[PW_WORLD]
+    s = pw[PW_STATE]
+    ctx = pw[PW_CTX]
+    vals = pw[PW_VALS]
+    sums = pw[PW_SUMS]
+    thr = pw[PW_THR]  # [0:5] threshold measures, [5:10] values, [10:16] payout per level, [16] worlds solved
+    ws = (pw[PW_TT], pw[PW_FR], pw[PW_MOVES], pw[PW_KEYS], stats)
+    for c in range(32):
+        sums[c] = 0
+    thr[16] = 0
+    n_worlds = np.int64(config[C_WORLDS])
+    budget = np.int64(config[C_NODE_BUDGET])
+    if budget <= 0:
+        budget = np.int64(1) << np.int64(62)
+    knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
+    if count_worlds(work, counts, pw[PW_BINOM]) == 0:
+        return heur_card
+    v = info[I_VARIANT]
+    kind = info[I_KIND]
+    decl = info[I_DECLARER]
+    tout = info[I_TOUT] != 0
+    dbl = info[I_DOUBLINGS]
+    hs = info[I_HAND_SIZE]
+    called = info[I_SUIT] if kind == RUFSPIEL else -1
+    ace_bit = np.int64(1) << np.int64(8 * called + 7) if called >= 0 else np.int64(0)
+    tabs = tabs_all[v]
+    smv = pw[PW_SUIT][v]
+    idv = id_all[v]
+    ace_id = idv[8 * called + 7] if called >= 0 else -1
+    # the payout chain (simkit.solver.api._chain) and a (points, tricks) outcome at each of its levels
+    win_only = info[I_TRICK_NO] < np.int64(config[C_WIN_ONLY_TRICKS])
+    if tout:
+        n_thr = 1
+        thr[0] = MEASURE_TRICKS
+        thr[5] = hs
+    elif win_only:
+        n_thr = 1
+        thr[0] = MEASURE_POINTS
+        thr[5] = 61
+    else:
+        n_thr = 5
+        thr[0] = MEASURE_TRICKS
+        thr[5] = 1
+        thr[1] = MEASURE_POINTS
+        thr[6] = 31
+        thr[2] = MEASURE_POINTS
+        thr[7] = 61
+        thr[3] = MEASURE_POINTS
+        thr[8] = 91
+        thr[4] = MEASURE_TRICKS
+        thr[9] = hs
+    thr_m = thr[0:5]
+    thr_v = thr[5:10]
+    stats[ST_GEN] += 1  # a fresh table: this decision's choice depends on this decision alone
+    guess = np.int64(n_thr // 2 + 1)
+    solved = 0
+    used = np.int64(0)  # nodes searched in this decision
+    for _ in range(n_worlds):
+        if used >= budget:
+            break
+        if draw_world(hand, seat, work, counts, pw[PW_BINOM], info, world) < 0:
+            break
+        # the hands as dealt in this world: its declaring side and Laufende
+        h0 = world[0] | info[I_PLAYED_BY]
+        h1 = world[1] | info[I_PLAYED_BY + 1]
+        h2 = world[2] | info[I_PLAYED_BY + 2]
+        h3 = world[3] | info[I_PLAYED_BY + 3]
+        partner = -1
+        if called >= 0:
+            if h0 & ace_bit:
+                partner = 0
+            elif h1 & ace_bit:
+                partner = 1
+            elif h2 & ace_bit:
+                partner = 2
+            else:
+                partner = 3
+        team = np.int64(1) << np.int64(decl)
+        team_cards = world[decl] | info[I_PLAYED_BY + decl]
+        if partner >= 0:
+            team |= np.int64(1) << np.int64(partner)
+            team_cards |= world[partner] | info[I_PLAYED_BY + partner]
+        lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
+        for lv in range(n_thr + 1):
+            if tout:
+                dp = 120 if lv == 1 else 0
+                dt = hs if lv == 1 else hs - 1
+            elif win_only:
+                dp = 61 if lv == 1 else 60
+                dt = 1
+            else:
+                dp = (0, 30, 60, 61, 91, 120)[lv]
+                dt = hs if lv == 5 else (0 if lv == 0 else 1)
+            thr[10 + lv] = _seat_payout(dp, dt, tout, hs, lauf, lauf_min[v], base_price[v], params, dbl, team,
+                                        partner, seat)
+        # the position in rank space: the dealt hands, then every card played so far
+        init_position(to_rank_space(h0, idv), to_rank_space(h1, idv), to_rank_space(h2, idv),
+                      to_rank_space(h3, idv), called, ace_id, decl, params[P_RUN_AWAY_MIN], v, tabs, smv, s, ctx)
+        ctx[C_FLAGS] = ALL_FLAGS
+        for j in range(32):
+            c = info[I_HISTORY_CARDS + j]
+            if c < 0:
+                break
+            apply_card(s, idv[c], ctx, tabs)
+        stats[ST_NODES] = 0
+        stats[ST_ABORTED] = 0
+        stats[ST_LIMIT] = budget - used
+        lm = card_values(s, ctx, tabs, smv, OBJ_LEVEL, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2])
+        used += stats[ST_NODES]
+        if lm < 0:
+            break
+        solved += 1
+        m = legal
+        while m != 0:
+            c = cttz(m)
+            m &= m - 1
+            sums[c] += thr[10 + vals[idv[c]]]
+        guess = vals[idv[heur_card]]
+    thr[16] = solved
+    if solved == 0:
+        return heur_card
+    best = heur_card
+    m = legal
+    while m != 0:  # the best total; on a tie the heuristic's card, else the cheapest, then the weakest
+        c = cttz(m)
+        m &= m - 1
+        if sums[c] > sums[best] or (sums[c] == sums[best] and best != heur_card and
+                                    _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)):
+            best = c
+    return best
+
+
+decide = _jit(_decide)
+
+
+# ------------------------------------------------------------------------------------------- workspace
+
+def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
+    """The arrays a pimc seat needs, for the rules of ``rule_tables`` (simkit.rules.tables.RuleTables): the
+    solver's rank-space tables, its table and stack, and the sampler's work arrays. One per process or kernel
+    call; pimc seats of one deal share it (each decision starts a fresh table generation)."""
+    from simkit.solver.api import Workspace
+    from simkit.solver.search import NC, NS
+    from simkit.solver.tables import solver_tables_from
+    from simkit.strategies.worlds import BINOM, COUNT_SHAPE, W_SIZE
+
+    st = solver_tables_from(rule_tables)
+    w = Workspace(table_bits)
+    return (st.tabs, st.suit_mask, st.id_of, w.table, w.frames, w.moves, w.keys, w.stats,
+            np.zeros(W_SIZE, np.int64), np.zeros(COUNT_SHAPE, np.int64), BINOM.copy(), np.zeros(4, np.int64),
+            np.zeros(NS, np.int64), np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64),
+            np.zeros(32, np.int64), np.zeros(17, np.int64))
+
+
+def empty_workspace() -> tuple:
+    """A workspace of the right types and no room, for kernel calls without a pimc seat."""
+    from simkit.solver.search import MAX_PLY, N_STATS, N_TABS, NC, NF, NS
+    from simkit.strategies.worlds import W_SIZE
+
+    z = np.zeros
+    return (z((1, N_TABS, 32), np.int64), z((1, 5), np.uint32), z((1, 32), np.int64), z((2, 4), np.int64),
+            z((MAX_PLY, NF), np.int64), z((MAX_PLY, 8), np.int8), z(8, np.int64), z(N_STATS, np.int64),
+            z(W_SIZE, np.int64), z((8, 9, 9, 9), np.int64), z((33, 33), np.int64), z(4, np.int64), z(NS, np.int64),
+            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64))
+
+
+def _arr(dtype, ndim):
+    return types.Array(dtype, ndim, "C")
+
+
+_I64 = types.int64
+#: numba type of the workspace tuple (an argument of the whole-deal kernel)
+WORKSPACE_TYPE = types.Tuple([
+    _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
+
+
+# --------------------------------------------------------------------------- asked from Python (records)
+
+_PY_WORKSPACES: dict = {}
+
+
+def _python_context(strength, eff_suit, params):
+    """(rule tables, workspace) for the rules behind these tables (memoised): ``play`` below is asked with the
+    arrays of the api signature only."""
+    from simkit.engine.batch import _TABLE_CACHE
+
+    key = (strength.tobytes(), eff_suit.tobytes(), params.tobytes())
+    if key not in _PY_WORKSPACES:
+        match = [t for t in _TABLE_CACHE.values() if np.array_equal(t.params, params)
+                 and np.array_equal(t.strength, strength) and np.array_equal(t.eff_suit, eff_suit)]
+        if not match:
+            raise ValueError("pimc.play needs the rule tables of simkit.engine.batch.tables_for(ruleset)")
+        _PY_WORKSPACES[key] = (match[0], workspace(match[0]))
+    return _PY_WORKSPACES[key]
+
+
+def play(hand, legal, seat, info, strength, eff_suit, params, config):
+    """The api's ``play`` (simkit.strategies.api), for callers outside the kernel (``simkit analyze --strategy``):
+    the same :func:`decide` the kernel calls, on a workspace kept per ruleset in this process."""
+    legal = int(legal)
+    if legal & (legal - 1) == 0:
+        return (legal & -legal).bit_length() - 1
+    t, pw = _python_context(strength, eff_suit, params)
+    hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
+    return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, eff_suit, params, config,
+                      np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw))

@@ -1,0 +1,329 @@
+"""The ``pimc`` strategy: its worlds are consistent and exactly uniform (checked against the plain-Python referee,
+by brute force), it sees only its seat's information, the kernel and the record path choose alike, and the same
+seed gives the same games however the deals are split."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from simkit.analyze.advice import advise, walk
+from simkit.analyze.records import parse_game
+from simkit.engine.batch import tables_for
+from simkit.reference import Game, IllegalPlay, InvalidGame, declaration_error
+from simkit.rules import load_ruleset
+from simkit.rules.contracts import RUFSPIEL
+from simkit.strategies import pimc, resolve, worlds
+from simkit.strategies.api import I_BIDS, I_PLAYED, I_PLAYED_BY, I_RNG, bid_code
+from test_analyze import _kernel_games
+
+
+def _states(game):
+    """(decision, seat, hand, legal, info) at every decision of a recorded game, as the seat saw it."""
+    out = []
+
+    def ask(i, seat, hand, legal, info):
+        out.append((i, seat, int(hand), int(legal), info.copy()))
+        return game.plays[i]
+
+    walk(game, ask)
+    return out
+
+
+def _truth(game, i):
+    """Every seat's hand just before decision ``i`` of the recorded game."""
+    hands = [int(h) for h in game.opening.hands]
+    g = Game(game.opening.rules, hands, game.opening.contract, game.opening.declarer)
+    for c in game.plays[:i]:
+        hands[g.to_play] &= ~(1 << c)
+        g.play(c)
+    return hands
+
+
+def referee_consistent(game, i, info, world) -> bool:
+    """Could the record's first ``i`` cards (and the bids in ``info``) have happened with these current hands?
+    Decided by the referee alone: the dealt hands are replayed card by card, and each bid must be a valid
+    declaration of its seat's dealt hand."""
+    pos = game.opening
+    dealt = [int(world[s]) | int(info[I_PLAYED_BY + s]) for s in range(4)]
+    try:
+        g = Game(pos.rules, dealt, pos.contract, pos.declarer)
+        for c in game.plays[:i]:
+            g.play(c)
+    except (IllegalPlay, InvalidGame, ValueError):
+        return False
+    for s in range(4):
+        b = int(info[I_BIDS + s])
+        if b >= 0 and declaration_error(dealt[s], b, pos.rules) is not None:
+            return False
+    return True
+
+
+class Sampler:
+    def __init__(self, rules, hand, seat, info, rng=12345):
+        self.t = tables_for(rules)
+        self.hand, self.seat = np.int64(hand), np.int64(seat)
+        self.info = info.copy()
+        self.info[I_RNG] = rng
+        self.work = np.zeros(worlds.W_SIZE, np.int64)
+        self.counts = np.zeros(worlds.COUNT_SHAPE, np.int64)
+        worlds.knowledge(self.hand, self.seat, self.info, self.t.eff_suit, self.t.suit_mask, self.t.params,
+                         self.work)
+        self.total = worlds.count_worlds(self.work, self.counts, worlds.BINOM)
+
+    def draw(self):
+        world = np.zeros(4, np.int64)
+        assert worlds.draw_world(self.hand, self.seat, self.work, self.counts, worlds.BINOM, self.info, world) > 0
+        return tuple(int(x) for x in world)
+
+    def allows(self, hands) -> bool:
+        """The sampler's knowledge admits these hands (every card where it may be, every count constraint)."""
+        unseen = int(self.work[worlds.W_UNSEEN])
+        for s in range(4):
+            if s == self.seat:
+                continue
+            m = hands[s]
+            if m & ~unseen:
+                return False
+            while m:
+                c = (m & -m).bit_length() - 1
+                m &= m - 1
+                if not (int(self.work[worlds.W_ALLOWED + c]) >> s) & 1:
+                    return False
+        return bool(worlds.satisfies(self.work, np.array(hands, np.int64)))
+
+
+def _with_outbid_rufspiel(game, info):
+    """``info`` with a Rufspiel bid for every non-declarer seat whose dealt hand could have declared one (a seat
+    outbid by the declarer): more for the sampler to respect."""
+    info = info.copy()
+    pos = game.opening
+    if pos.contract.kind == RUFSPIEL:
+        return info
+    for s in range(4):
+        if s == pos.declarer:
+            continue
+        for x in (0, 1, 3):
+            code = int(bid_code(RUFSPIEL, x, False))
+            if declaration_error(int(pos.hands[s]), code, pos.rules) is None:
+                info[I_BIDS + s] = code
+                break
+    return info
+
+
+def _games(preset, n, seed, **forced):
+    rules, games = _kernel_games(preset, n, seed=seed, **forced)
+    return rules, [parse_game(record, k + 1, rules) for k, (record, _) in enumerate(games)]
+
+
+CASES = [("sauspiel", {}), ("sauspiel-short", {}), ("sauspiel", {"contract": "rufspiel", "declarer": 1}),
+         ("sauspiel", {"contract": "wenz", "declarer": 3}), ("sauspiel-short", {"contract": "rufspiel", "declarer": 0})]
+
+
+@pytest.mark.parametrize("preset,forced", CASES)
+def test_sampled_worlds_are_consistent(preset, forced):
+    """At every decision of many games: the real hands are among the worlds the sampler admits (it rules nothing
+    possible out), and every sampled world passes the referee (it lets nothing impossible in)."""
+    rules, games = _games(preset, 40, seed=5, **forced)
+    checked = 0
+    for game in games:
+        for i, seat, hand, legal, info in _states(game):
+            for inf in (info, _with_outbid_rufspiel(game, info)):
+                smp = Sampler(rules, hand, seat, inf, rng=1000 * i + seat)
+                assert smp.total > 0
+                assert smp.allows(_truth(game, i)), (game.game_id, i)
+                for _ in range(4):
+                    assert referee_consistent(game, i, inf, smp.draw()), (game.game_id, i)
+                    checked += 1
+    assert checked > 500
+
+
+def _enumerate(game, i, seat, hand, info):
+    """Every consistent world (by brute force over all deals of the unseen cards, judged by the referee)."""
+    rules = game.opening.rules
+    deck = tables_for(rules).params[11]
+    unseen = int(deck) & ~int(info[I_PLAYED]) & ~hand
+    cards = [c for c in range(32) if unseen >> c & 1]
+    others = [s for s in range(4) if s != seat]
+    need = [rules.hand_size - bin(int(info[I_PLAYED_BY + s])).count("1") for s in others]
+    out = []
+    for a in itertools.combinations(cards, need[0]):
+        rest = [c for c in cards if c not in a]
+        for b in itertools.combinations(rest, need[1]):
+            world = [0, 0, 0, 0]
+            world[seat] = hand
+            world[others[0]] = sum(1 << c for c in a)
+            world[others[1]] = sum(1 << c for c in b)
+            world[others[2]] = sum(1 << c for c in rest if c not in b)
+            if referee_consistent(game, i, info, world):
+                out.append(tuple(world))
+    return out
+
+
+def _uniformity_positions(per_case=2):
+    """Late decisions (4 to 9 unseen cards) of a few games of each kind: small enough to list every world."""
+    found = []
+    for preset, forced, seed in (("sauspiel", {"contract": "rufspiel", "declarer": 2}, 7), ("sauspiel-short", {}, 8),
+                                 ("sauspiel", {}, 9)):
+        rules, games = _games(preset, 12, seed=seed, **forced)
+        taken = 0
+        for game in games:
+            for i, seat, hand, legal, info in _states(game):
+                unseen = 32 - bin(int(info[I_PLAYED])).count("1") - bin(hand).count("1")
+                if rules.hand_size == 6:
+                    unseen -= 8
+                if 4 <= unseen <= 9:
+                    found.append((game, i, seat, hand, info))
+                    taken += 1
+                    break
+            if taken >= per_case:
+                break
+    return found
+
+
+def test_sampling_is_exactly_uniform():
+    """On positions small enough to list every consistent world: the sampler produces exactly those worlds, each
+    about equally often (chi-square, Wilson-Hilferty z below 4.5; the draws are seeded, so this cannot flake)."""
+    tested = 0
+    for game, i, seat, hand, info in _uniformity_positions():
+        everything = _enumerate(game, i, seat, hand, info)
+        k = len(everything)
+        if k < 3:
+            continue
+        smp = Sampler(game.opening.rules, hand, seat, info, rng=99 + i)
+        n = 100 * k
+        seen: dict = {}
+        for _ in range(n):
+            w = smp.draw()
+            seen[w] = seen.get(w, 0) + 1
+        assert set(seen) == set(everything), game.game_id
+        expected = n / k
+        chi2 = sum((seen[w] - expected) ** 2 / expected for w in everything)
+        dof = k - 1
+        z = ((chi2 / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+        assert z < 4.5, (game.game_id, chi2, dof)
+        tested += 1
+    assert tested >= 3
+
+
+def test_uniform_over_the_card_split_with_constraints():
+    """The count of the per-card-constrained deals matches a brute-force count (voids and the called ace), and
+    the declarer's called-suit card is enforced by redrawing."""
+    rules, games = _games("sauspiel", 20, seed=21, contract="rufspiel", declarer=0)
+    compared = 0
+    for game in games:
+        for i, seat, hand, legal, info in _states(game)[8:20:4]:
+            smp = Sampler(rules, hand, seat, info)
+            unseen = int(smp.work[worlds.W_UNSEEN])
+            cards = [c for c in range(32) if unseen >> c & 1]
+            others = [s for s in range(4) if s != seat]
+            need = [int(smp.work[worlds.W_NEED + s]) for s in others]
+            if math.comb(len(cards), need[0]) * math.comb(len(cards) - need[0], need[1]) > 40000:
+                continue
+            brute = 0
+            for a in itertools.combinations(cards, need[0]):
+                rest = [c for c in cards if c not in a]
+                for b in itertools.combinations(rest, need[1]):
+                    assign = {c: others[0] for c in a} | {c: others[1] for c in b}
+                    assign |= {c: others[2] for c in rest if c not in b}
+                    if all(int(smp.work[worlds.W_ALLOWED + c]) >> s & 1 for c, s in assign.items()):
+                        brute += 1
+            assert smp.total == brute
+            compared += 1
+    assert compared >= 10
+
+
+# ---------------------------------------------------------------------------------------- what pimc sees
+
+def _small_pimc():
+    s = resolve("pimc")
+    cfg = s.config.copy()
+    cfg[pimc.C_WORLDS] = 6
+    return s.with_config(cfg)
+
+
+@pytest.mark.parametrize("kind", ["rufspiel", ("solo", "gras")])
+def test_kernel_and_record_path_choose_alike(kind):
+    """Games the kernel played with pimc at every seat: asked through the record path (which gives the strategy
+    only the seat's own hand and the public history), pimc names the card it played at every decision. So the
+    kernel's pimc uses nothing a record does not show its seat, and its choice depends on nothing else (not on
+    what the workspace solved before)."""
+    from simkit.engine.game import play_games
+    from test_analyze import record_of
+
+    rules = load_ruleset("sauspiel")
+    strat = _small_pimc()
+    g = play_games(0, 1, 8, rules, seats=strat, trace=True, contract=kind, declarer=1)
+    agreed = 0
+    for j in range(8):
+        if g["kind"][j] < 0:
+            continue
+        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
+                                     "re_seat")}
+        played = [int(c) for c in g["trace_played"][j]]
+        game = parse_game(record_of(row, rules, played), int(row["deal_id"]), rules)
+        assert advise(strat, game) == played
+        agreed += 1
+    assert agreed >= 6
+
+
+def test_choice_ignores_the_hidden_hands():
+    """At a decision, every world the seat cannot tell apart from the real one (same hand, same public history)
+    gives the same choice: the hidden cards are permuted among the consistent worlds, the rest of the game is
+    finished with any legal cards, and pimc is asked through the record path."""
+    strat = _small_pimc()
+    game, i, seat, hand, info = next(p for p in _uniformity_positions() if len(_enumerate(*p)) >= 3)
+    pos = game.opening
+    real = advise(strat, game)[i]
+    checked = 0
+    for world in _enumerate(game, i, seat, hand, info)[:6]:
+        dealt = [int(world[s]) | int(info[I_PLAYED_BY + s]) for s in range(4)]
+        g = Game(pos.rules, dealt, pos.contract, pos.declarer)
+        plays = list(game.plays[:i])
+        for c in plays:
+            g.play(c)
+        while not g.is_over:
+            c = min(g.legal_cards())
+            plays.append(c)
+            g.play(c)
+        record = dict(game.record)
+        from simkit.cards import format_card
+
+        record["hands"] = [[format_card(c) for c in range(32) if h >> c & 1] for h in dealt]
+        record["tricks"] = [{"leader": leader, "cards": [format_card(c) for c in cards]}
+                            for leader, cards, _ in g.tricks]
+        record.pop("expected_payouts", None)
+        other = parse_game(record, game.line, pos.rules)
+        assert advise(strat, other)[i] == real
+        checked += 1
+    assert checked >= 3
+
+
+# ---------------------------------------------------------------------------------------- reproducible
+
+def test_same_seed_same_games_in_any_split():
+    from simkit.engine.game import play_games
+
+    strat = _small_pimc()
+    whole = play_games(4, 10, 6, "sauspiel", seats=[strat, "heuristic", strat, "heuristic"])
+    parts = [play_games(4, 10 + a, 3, "sauspiel", seats=[strat, "heuristic", strat, "heuristic"]) for a in (0, 3)]
+    for key in ("payouts", "declarer_points", "kind"):
+        assert np.array_equal(whole[key], np.concatenate([p[key] for p in parts]))
+
+
+def test_pimc_plays_legal_complete_games_and_differs_from_the_heuristic():
+    """Whole deals with pimc at every seat follow every rule (the kernel rejects an illegal card), keep the
+    invariants, and pimc does not merely copy the heuristic."""
+    from simkit.engine.game import play_games
+
+    strat = _small_pimc()
+    for preset in ("sauspiel", "sauspiel-short"):
+        p = play_games(2, 0, 30, preset, seats=strat)
+        h = play_games(2, 0, 30, preset, seats="heuristic")
+        played = p["kind"] >= 0
+        assert (p["payouts"].sum(axis=1) == 0).all()
+        assert ((p["declarer_points"] + p["defender_points"])[played] == 120).all()
+        assert (p["payouts"] != h["payouts"]).any()
