@@ -396,8 +396,21 @@ def section_analyze(args) -> str:
     return body
 
 
+def section_pimc(args) -> str:
+    """The pimc strategy: deals/s per core, where the time goes, matches against the heuristic."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_pimc import markdown, run_all
+
+    workers = os.cpu_count() or 1
+    deals = 200 if args.quick else args.pimc_deals
+    res = run_all(deals, 40 if args.quick else 200, 10 if args.quick else 40, workers)
+    body = markdown(res, machine(), workers, deals)
+    print(body, flush=True)
+    return body
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver, "analyze": section_analyze}
+            "solver": section_solver, "analyze": section_analyze, "pimc": section_pimc}
 
 
 def main(argv=None) -> None:
@@ -416,6 +429,8 @@ def main(argv=None) -> None:
                     help="solver: deals per contract and deck (default 1,000; about an hour on two cores)")
     ap.add_argument("--analyze-games", type=int, default=300,
                     help="analyze: heuristic games per deck (default 300; about 20 minutes on two cores)")
+    ap.add_argument("--pimc-deals", type=int, default=2000,
+                    help="pimc: duplicate deals per match (default 2,000; the section takes about 30 minutes)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:

@@ -327,3 +327,18 @@ def test_pimc_plays_legal_complete_games_and_differs_from_the_heuristic():
         assert (p["payouts"].sum(axis=1) == 0).all()
         assert ((p["declarer_points"] + p["defender_points"])[played] == 120).all()
         assert (p["payouts"] != h["payouts"]).any()
+
+
+def test_run_with_pimc_is_the_same_for_any_workers_and_chunks(tmp_path):
+    """`simkit run` with pimc seats: one worker and one chunk, or two workers and small chunks, give the same
+    rows."""
+    import pandas as pd
+
+    from simkit.sim.runner import RunOptions, run
+
+    seats = ("pimc[worlds=4]", "heuristic", "pimc[worlds=4]", "heuristic")
+    run(RunOptions(deals=24, seed=3, seats=seats, shard_size=24), tmp_path / "one", workers=1)
+    run(RunOptions(deals=24, seed=3, seats=seats, shard_size=8), tmp_path / "two", workers=2, chunk=5)
+    a = pd.read_parquet(tmp_path / "one").sort_values("deal_id").reset_index(drop=True)
+    b = pd.read_parquet(tmp_path / "two").sort_values("deal_id").reset_index(drop=True)
+    assert len(a) == 24 and a.equals(b)

@@ -120,14 +120,51 @@ def available() -> dict[str, str]:
     return out
 
 
+def _with_settings(base: str, settings: str) -> Strategy:
+    """``base`` with named config entries set: ``pimc[worlds=24,node_budget=1e5]``."""
+    s = resolve(base)
+    config = np.array(s.config, np.float64, copy=True)
+    for item in filter(None, (x.strip() for x in settings.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise StrategyError(f"config setting {item!r} of strategy {base!r}: write name=value")
+        if key not in s.config_names:
+            known = ", ".join(s.config_names) or "none"
+            raise StrategyError(f"strategy {base!r} has no config entry {key!r} (write name=value; entries: {known})")
+        try:
+            config[s.config_names.index(key)] = float(value)
+        except ValueError:
+            raise StrategyError(f"config entry {key!r} of strategy {base!r} needs a number, not {value.strip()!r}")
+    return replace(s, config=config, name=f"{base}[{settings.replace(' ', '')}]")
+
+
+def split_seats(spec: str) -> list[str]:
+    """A comma-separated list of strategies, commas inside ``[...]`` settings kept."""
+    out, depth, cur = [], 0, ""
+    for ch in spec:
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
 def resolve(name: str | Strategy, config=None) -> Strategy:
-    """A strategy by name: built-in, entry point, or ``package.module:Name``; ``config`` overrides its config."""
+    """A strategy by name: built-in, entry point, or ``package.module:Name``, optionally with named config entries
+    set (``pimc[worlds=24]``); ``config`` overrides its config."""
     from simkit.strategies import plugins
 
     if isinstance(name, Strategy):
         s = name
     else:
         key = str(name).strip()
+        if key.endswith("]") and "[" in key:
+            base, _, settings = key[:-1].partition("[")
+            s = _with_settings(base.strip(), settings)
+            return s.with_config(config) if config is not None else s
         if key.lower() in BUILTIN_NAMES:
             s = _builtin(key.lower())
         elif ":" in key:
@@ -147,7 +184,8 @@ def seat_strategies(seats) -> list[Strategy]:
     if isinstance(seats, Strategy):
         seats = [seats] * 4
     elif isinstance(seats, str):
-        seats = [x for x in seats.split(",")] if "," in seats else [seats] * 4
+        parts = split_seats(seats)
+        seats = parts if len(parts) > 1 else [seats] * 4
     seats = list(seats)
     if len(seats) != 4:
         raise StrategyError(f"give one strategy or four (one per seat), not {len(seats)}")

@@ -15,8 +15,9 @@ of the solver's table, so a choice depends only on what the seat knows and its s
 solved before (which a node limit would otherwise make visible).
 
 Config (appended to the heuristic's; docs/strategies.md):
-``worlds`` worlds per decision; ``node_limit`` nodes per world's solve (0: no limit; a world whose solve hits it is
-left out, and with none left the heuristic's card is played).
+``worlds`` worlds per decision; ``node_budget`` search nodes per decision (no world is started once they are used
+up; a world whose own solve needs more is left out; with no world solved the heuristic's card is played);
+``win_only_tricks`` the first tricks in which a world is asked only whether each card wins.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consis
 
 _OWN = (
     ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
-    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no new world is started once the worlds "
-                              "solved used them up, and a world whose solve would pass it is left out"),
+    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
+                              "up, and a world whose own solve needs more is left out"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
 )
@@ -232,11 +233,11 @@ def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_m
             apply_card(s, idv[c], ctx, tabs)
         stats[ST_NODES] = 0
         stats[ST_ABORTED] = 0
-        stats[ST_LIMIT] = budget - used
+        stats[ST_LIMIT] = budget  # a world may finish past the budget (a decision costs at most twice it)
         lm = card_values(s, ctx, tabs, smv, OBJ_LEVEL, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2])
         used += stats[ST_NODES]
-        if lm < 0:
-            break
+        if lm < 0:  # this world alone needs more than the budget
+            continue
         solved += 1
         m = legal
         while m != 0:
