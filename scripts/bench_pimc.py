@@ -99,7 +99,9 @@ SETTINGS = ("pimc[worlds=4,node_budget=15000]", "pimc", "pimc[worlds=24,node_bud
 
 
 def run_all(deals: int, speed_deals: int, profile_games: int, workers: int) -> dict:
-    out = {"speed": [], "profile": {}, "strength": [], "settings": []}
+    import os
+
+    out = {"speed": [], "profile": {}, "strength": [], "settings": [], "load": [os.getloadavg()[0]]}
     for preset in ("sauspiel", "sauspiel-short"):
         for label, seats in (("pimc at every seat", "pimc"), ("pimc on seats 0 and 2", "pimc,heuristic,pimc,heuristic"),
                              ("heuristic at every seat", "heuristic")):
@@ -110,9 +112,11 @@ def run_all(deals: int, speed_deals: int, profile_games: int, workers: int) -> d
         out["strength"].append(strength("pimc", "heuristic", preset, deals, workers))
         print(out["strength"][-1], flush=True)
     for spec in SETTINGS:
-        out["settings"].append((spec, deals_per_second("sauspiel", spec, speed_deals),
-                                strength(spec, "heuristic", "sauspiel", deals, workers)))
+        match = out["strength"][0] if spec == "pimc" else strength(spec, "heuristic", "sauspiel", deals, workers)
+        rate = out["speed"][0][2] if spec == "pimc" else deals_per_second("sauspiel", spec, speed_deals)
+        out["settings"].append((spec, rate, match))
         print(out["settings"][-1], flush=True)
+    out["load"].append(os.getloadavg()[0])
     return out
 
 
@@ -120,9 +124,10 @@ def markdown(res: dict, machine: str, workers: int, deals: int) -> str:
     lines = [
         "## pimc: the Monte Carlo player's speed and strength",
         "",
-        f"{machine}. `scripts/bench.py pimc` (scripts/bench_pimc.py). Default config: 12 worlds, a budget of 40,000 "
-        "solver nodes per decision, payout levels from the first trick. Rulesets `sauspiel` (long deck) and "
-        "`sauspiel-short`.",
+        f"{machine}; load average {res['load'][0]:.1f} at the start, {res['load'][1]:.1f} at the end (2 would be "
+        "both cores busy with this benchmark alone). `scripts/bench.py pimc` (scripts/bench_pimc.py). Default "
+        "config: 12 worlds, a budget of 40,000 solver nodes per decision, payout levels from the first trick. "
+        "Rulesets `sauspiel` (long deck) and `sauspiel-short`.",
         "",
         "Speed: complete deals per second on one core (bids, Kontra/Re, every card, scoring).",
         "",

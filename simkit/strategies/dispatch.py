@@ -13,6 +13,10 @@ there a heuristic seat with one legal card gets it without a call (what ``heuris
 ``heuristic.play_kernel`` is called with the trick so far that the kernel already knows (the same card, fewer
 arguments, measured 1.1-1.3x faster whole deals).
 
+:data:`S_PIMC` bids and doubles through the heuristic's entries (its config starts with the heuristic's); its play
+needs the solver's workspace, which only the kernel's card loop passes (``simkit.strategies.pimc.decide``), so
+:func:`call_play` does not serve it (outside the kernel, ``pimc.play`` keeps a workspace per process).
+
 Adding a built-in strategy: a module with ``bid``/``double``/``play`` of the api signatures, a new id here, one
 ``elif`` per decision below (and in the play chain of simkit.engine.game), and entries in ``BUILTIN_NAMES`` and
 ``_builtin`` of simkit.strategies.
