@@ -342,3 +342,18 @@ def test_run_with_pimc_is_the_same_for_any_workers_and_chunks(tmp_path):
     a = pd.read_parquet(tmp_path / "one").sort_values("deal_id").reset_index(drop=True)
     b = pd.read_parquet(tmp_path / "two").sort_values("deal_id").reset_index(drop=True)
     assert len(a) == 24 and a.equals(b)
+
+
+def test_config_settings_on_the_command_line(tmp_path):
+    """`--seats` takes strategies with bracketed settings; a bad setting is one line and exit status 2."""
+    from simkit_cli import simkit
+
+    ok = simkit("run", "--deals", "6", "--out", tmp_path / "r", "--seats",
+                "pimc[worlds=2,node_budget=5000],heuristic,pimc[worlds=3],heuristic")
+    assert ok.returncode == 0, ok.stderr
+    bad = simkit("run", "--deals", "6", "--out", tmp_path / "b", "--seats",
+                 "pimc[wolds=2],heuristic,heuristic,heuristic")
+    assert bad.returncode == 2
+    msg = [line for line in bad.stderr.splitlines() if line.strip()]
+    assert len(msg) == 1 and "wolds" in msg[0] and "worlds" in msg[0]
+    assert not (tmp_path / "b").exists()

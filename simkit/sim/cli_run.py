@@ -64,7 +64,9 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             rules = rules.replace(deck=deck)
         if strategy and seats:
             raise UserError("give either --strategy (all seats) or --seats (one per seat), not both")
-        names = tuple(s.strip() for s in seats.split(",")) if seats else (strategy or "heuristic",) * 4
+        from simkit.strategies import split_seats
+
+        names = tuple(s.strip() for s in split_seats(seats)) if seats else (strategy or "heuristic",) * 4
         if len(names) != 4 or not all(names):
             raise UserError(f"--seats needs four comma-separated strategies, got {seats!r}")
         forced = None
