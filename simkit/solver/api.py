@@ -19,7 +19,7 @@ import numpy as np
 from simkit.cards import format_card
 from simkit.rules.contracts import RUFSPIEL
 from simkit.rules.tables import variant_index
-from simkit.solver.position import Position
+from simkit.solver.position import Position, level_payouts  # noqa: F401  (level_payouts: part of this API)
 
 OBJECTIVES = ("points", "win", "payout")
 DEFAULT_TABLE_BITS = 20
@@ -339,23 +339,6 @@ def warm_up(notice: bool = True) -> None:
 
 # ---------------------------------------------------------------------------------------- many deals
 
-def level_payouts(contract, tariff, laufende: int, doublings: int, hand_size: int) -> tuple[int, ...]:
-    """The declarer seat's payout at each level of the payout chain (six levels, lost schwarz .. won schwarz; two
-    for a Tout), under ``tariff``."""
-    from simkit.reference import price_of
-
-    mult = 1 if contract.kind == RUFSPIEL else 3
-
-    def pay(won, schneider=False, schwarz=False):
-        price, _ = price_of(contract, tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,
-                            doublings=doublings)
-        return (price if won else -price) * mult
-
-    if contract.tout:
-        return pay(False), pay(True)
-    return (pay(False, True, True), pay(False, True), pay(False), pay(True), pay(True, True), pay(True, True, True))
-
-
 def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points", *, cards: bool = False,
                  workspace: Workspace | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
     """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
@@ -409,7 +392,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
             key = (int(kind[i]), int(suit[i]), bool(tout[i]), int(lauf[i]), int(dbl[i]))
             if key not in cache:
                 cache[key] = level_payouts(contract_from_row(kind[i], suit[i], tout[i]), rules.tariff, key[3],
-                                           key[4], hs)
+                                           key[4])
             table = cache[key]
             value[i] = table[value[i]]
             if cards:

@@ -107,19 +107,23 @@ class Position:
     def level_payouts(self) -> tuple[int, ...]:
         """The declarer seat's payout for each outcome level of the payout chain (simkit.solver.values): six
         levels (lost schwarz .. won schwarz), two for a Tout (lost, won)."""
-        c = self.contract
-        mult = 1 if c.kind == RUFSPIEL else 3
-
-        def pay(won, schneider=False, schwarz=False):
-            price, _ = price_of(c, self.tariff, schneider=schneider, schwarz=schwarz, laufende=self.laufende,
-                                doublings=self.doublings)
-            return (price if won else -price) * mult
-
-        if c.tout:
-            return pay(False), pay(True)
-        return (pay(False, True, True), pay(False, True), pay(False), pay(True), pay(True, True),
-                pay(True, True, True))
+        return level_payouts(self.contract, self.tariff, self.laufende, self.doublings)
 
     def __str__(self) -> str:
         played = " ".join(format_card(c) for c in self.plays) or "-"
         return f"{self.contract} by seat {self.declarer}, played: {played}"
+
+
+def level_payouts(contract, tariff, laufende: int, doublings: int) -> tuple[int, ...]:
+    """The declarer seat's payout at each level of the payout chain (six levels, lost schwarz .. won schwarz; two
+    for a Tout), under ``tariff``."""
+    mult = 1 if contract.kind == RUFSPIEL else 3
+
+    def pay(won, schneider=False, schwarz=False):
+        price, _ = price_of(contract, tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,
+                            doublings=doublings)
+        return (price if won else -price) * mult
+
+    if contract.tout:
+        return pay(False), pay(True)
+    return (pay(False, True, True), pay(False, True), pay(False), pay(True), pay(True, True), pay(True, True, True))
