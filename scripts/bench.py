@@ -396,8 +396,16 @@ def section_analyze(args) -> str:
     return body
 
 
+def section_evaluate(args) -> str:
+    """`simkit evaluate`: heuristic play on 10^4 and 10^5 deals, dd on fewer, the given-hands kernel entry."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_evaluate import run
+
+    return run(args.quick, machine())
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver, "analyze": section_analyze}
+            "solver": section_solver, "analyze": section_analyze, "evaluate": section_evaluate}
 
 
 def main(argv=None) -> None:

@@ -248,3 +248,14 @@ def test_cli_errors_are_one_line():
                       ([ALL_OBER_UNTER, "--deals", "x"], "--deals")):
         r = cli("evaluate", *args)
         assert r.returncode == 2 and msg in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+
+
+def test_registering_the_command_loads_no_kernel_and_the_package_is_callable():
+    import subprocess
+    import sys
+
+    code = ("import sys, simkit; f = simkit.evaluate; import simkit.cli; "
+            "assert 'numba' not in sys.modules and 'pandas' not in sys.modules; "
+            "assert callable(f) and callable(simkit.evaluate) and f is not simkit.evaluate")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -24,10 +24,12 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from simkit.engine.jitcache import source_stamp, stamp
 from simkit.engine.rng import STREAM_DEAL, below, stream_state
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
 
@@ -49,8 +51,7 @@ class EvaluateError(ValueError):
 
 # ------------------------------------------------------------------------------------------------ deals
 
-@njit(cache=True)
-def _sample_kernel(seed, start, n, rest, hand, seat, hand_size, out):
+def _sample_py(seed, start, n, rest, hand, seat, hand_size, out):
     """Row ``i`` of ``out``: ``hand`` at ``seat``, the cards ``rest`` (int8, ascending) shuffled by Fisher-Yates on
     stream (seed, start + i, STREAM_DEAL) and dealt in order to the other seats, ``hand_size`` each."""
     m = rest.shape[0]
@@ -75,6 +76,11 @@ def _sample_kernel(seed, start, n, rest, hand, seat, hand_size, out):
                 h |= one << np.uint32(work[k])
                 k += 1
             out[i, p] = h
+
+
+# keyed on this file and the RNG it inlines (simkit.engine.jitcache), so a change of either recompiles it
+_sample_kernel = stamp(njit(cache=True)(_sample_py), source_stamp(
+    [Path(__file__).resolve(), Path(__file__).resolve().parent.parent / "engine" / "rng.py"]))
 
 
 def sample_deals(hand, seat: int, start: int, n: int, rules=None, seed: int = 0) -> np.ndarray:
@@ -241,6 +247,23 @@ def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
 
 # ------------------------------------------------------------------------------------------------ API
 
+@dataclass
+class Evaluation:
+    """What :func:`evaluate_hand` returns: ``rows`` (one dict per option, best first, keys :data:`COLUMNS`) and
+    ``attrs`` (what :func:`evaluate` puts into ``DataFrame.attrs``). No pandas needed (the command is faster
+    without importing it)."""
+
+    rows: list
+    attrs: dict
+
+    def to_frame(self):
+        import pandas as pd
+
+        df = pd.DataFrame(self.rows, columns=list(COLUMNS))
+        df.attrs.update(self.attrs)
+        return df
+
+
 def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
              workers: int | None = None, progress=None):
     """What ``hand`` is worth at ``seat`` (0 is forehand: bids first, leads the first trick): every declaration
@@ -259,8 +282,13 @@ def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str 
     ``seed``, ``rules``, ``recommendation``, ``runner_up`` and ``difference``/``difference_low``/
     ``difference_high``: the mean paired per-deal payout difference best minus runner-up and its 95% interval.
     """
-    import pandas as pd
+    return evaluate_hand(hand, seat=seat, rules=rules, deals=deals, play=play, seed=seed, workers=workers,
+                         progress=progress).to_frame()
 
+
+def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
+                  workers: int | None = None, progress=None) -> Evaluation:
+    """:func:`evaluate` without pandas: the rows and attributes as an :class:`Evaluation`."""
     rules = _rules(rules)
     mask = _hand_mask(hand, rules)
     seat = _seat(seat)
@@ -305,26 +333,25 @@ def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str 
     second = order[1] if len(order) > 1 else None
     for j in range(len(rows)):
         rows[j]["recommended"] = j == best
-    df = pd.DataFrame([rows[j] for j in order], columns=list(COLUMNS)).reset_index(drop=True)
     from simkit.cards import format_hand
 
     d, dlo, dhi = mean_interval(pay[best] - pay[second]) if second is not None else (float("nan"),) * 3
-    df.attrs.update(hand=format_hand(mask), seat=seat, deals=n, play=play, seed=int(seed), rules=rules.name,
-                    recommendation=options[best].label,
-                    runner_up=options[second].label if second is not None else None,
-                    difference=d, difference_low=dlo, difference_high=dhi)
-    return df
+    attrs = dict(hand=format_hand(mask), seat=seat, deals=n, play=play, seed=int(seed), rules=rules.name,
+                 recommendation=options[best].label, runner_up=options[second].label if second is not None else None,
+                 difference=d, difference_low=dlo, difference_high=dhi)
+    return Evaluation([rows[j] for j in order], attrs)
 
 
-def to_json(df) -> dict:
-    """The ``simkit evaluate --json`` object of an :func:`evaluate` result."""
-    a = df.attrs
+def to_json(result) -> dict:
+    """The ``simkit evaluate --json`` object of an :func:`evaluate` DataFrame or an :class:`Evaluation`."""
+    a = result.attrs
+    records = result.rows if isinstance(result, Evaluation) else result.to_dict("records")
 
     def num(x):
         return None if isinstance(x, float) and math.isnan(x) else x
 
     options = [{k: (bool(r[k]) if k == "recommended" else num(r[k]) if k != "declaration" else r[k])
-                for k in JSON_KEYS} for r in df.to_dict("records")]
+                for k in JSON_KEYS} for r in records]
     return {"hand": a["hand"], "seat": a["seat"], "deals": a["deals"], "play": a["play"], "rules": a["rules"],
             "seed": a["seed"], "options": options,
             "recommendation": a["recommendation"],

@@ -33,7 +33,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         difference to the runner-up.
         """
         from simkit.cli import _bavarian
-        from simkit.evaluate.api import EvaluateError, evaluate, to_json
+        from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 
         rules = _bavarian(load_ruleset(rules_spec))
@@ -45,28 +45,28 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         text = " ".join(hand)
         try:
             with progress_bar(n, "deals") as advance:
-                df = evaluate(text, seat=seat, rules=rules, deals=n, play=play, seed=seed, workers=workers,
+                res = evaluate_hand(text, seat=seat, rules=rules, deals=n, play=play, seed=seed, workers=workers,
                               progress=advance)
         except EvaluateError as e:
             raise UserError(str(e)) from None
         if as_json:
-            print(json.dumps(to_json(df)))
+            print(json.dumps(to_json(res)))
             return
-        _print(df, stdout())
+        _print(res, stdout())
 
 
 def _share(x: float, lo: float, hi: float) -> str:
     return f"{x:6.1%} [{lo:.1%}, {hi:.1%}]"
 
 
-def _print(df, console) -> None:
-    a = df.attrs
+def _print(res, console) -> None:
+    a = res.attrs
     how = "double dummy (every hand open, no doublings; an upper bound)" if a["play"] == "dd" else \
         f"{a['play']} at every seat"
     console.print(f"hand {a['hand']} at seat {a['seat']}; {a['deals']:,} sampled deals, played {how}; ruleset "
                   f"{a['rules']}, seed {a['seed']}")
     t = Table("declaration", "win [95%]", "payout [95%]", "schneider", "schwarz", "", box=None, pad_edge=False)
-    for r in df.to_dict("records"):
+    for r in res.rows:
         t.add_row(r["declaration"], _share(r["win"], r["win_low"], r["win_high"]),
                   f"{r['payout']:+8.2f} [{r['payout_low']:+.2f}, {r['payout_high']:+.2f}]", f"{r['schneider']:.1%}",
                   f"{r['schwarz']:.1%}", "recommended" if r["recommended"] else "")
