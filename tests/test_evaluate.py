@@ -259,3 +259,40 @@ def test_registering_the_command_loads_no_kernel_and_the_package_is_callable():
             "assert callable(f) and callable(simkit.evaluate) and f is not simkit.evaluate")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# ------------------------------------------------------------------------------------- report section
+
+def test_best_declaration_by_shape(tmp_path):
+    """The report's table: per shape, the run's first declarer hands of that contract and shape, each evaluated
+    at its seat; the best option's value is never below the declared contract's (it is the best of all options,
+    the declared one among them), and a hand's figures are what evaluate gives for it."""
+    import polars as pl
+
+    import analysis as an
+    from analysis.best import best_declaration_by_shape
+    from analysis.dataset import declarer_hands
+    from analysis.features import hand_features, shape_label
+    from simkit.sim import RunOptions, run
+
+    out = tmp_path / "run"
+    run(RunOptions(deals=3_000, seed=2), out, workers=1)
+    ds = an.scan(out)
+    shapes = an.expected_points(ds).filter(pl.col("contract") == "rufspiel").sort("games", descending=True).head(2)
+    best = best_declaration_by_shape(ds, shapes, hands=2, deals=200)
+    assert best.height == 2 and (best["hands"] == 2).all()
+    assert (best["best_payout"] >= best["declared_payout"] - 1e-12).all()
+    assert (best["gain"] - (best["best_payout"] - best["declared_payout"])).abs().max() < 1e-12
+    # the first hand of the first shape, found by hand, evaluated alone
+    df = ds.lf.filter(pl.col("contract") == "rufspiel").select("deal_id", "contract", "suit", "declarer").collect()
+    hands = declarer_hands(ds, df)
+    kind = np.zeros(df.height, np.int8)
+    suit = df["suit"].cast(pl.String).replace_strict({"eichel": 0, "gras": 1, "schellen": 3}).to_numpy()
+    codes = hand_features(hands, kind, suit)["shape"]
+    first = next(i for i in range(df.height) if shape_label(int(codes[i])) == best["shape"][0])
+    one = evaluate(int(hands[first]), seat=int(df["declarer"][first]), rules=ds.rules, deals=200)
+    first_two = [i for i in range(df.height) if shape_label(int(codes[i])) == best["shape"][0]][:2]
+    values = [evaluate(int(hands[i]), seat=int(df["declarer"][i]), rules=ds.rules, deals=200)["payout"].max()
+              for i in first_two]
+    assert one["payout"].max() == values[0]
+    assert best["best_payout"][0] == pytest.approx(np.mean(values))
