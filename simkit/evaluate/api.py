@@ -169,7 +169,9 @@ def _play_chunk(seed, start, m, rules, hand, seat, options, play):
     schneider = np.zeros((k, m), np.bool_)
     schwarz = np.zeros((k, m), np.bool_)
     dd = play == PLAY_DD
-    seats = "heuristic" if dd else play
+    from simkit.strategies import seat_strategies
+
+    seats = seat_strategies("heuristic" if dd else play)  # resolved once for every option's play_games call
     ws = None
     if dd:
         from simkit.solver.api import Workspace
@@ -306,7 +308,7 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     if play != PLAY_DD and workers > 1:  # chunks small enough that every worker gets work
         chunk = max(1_000, min(CHUNK, -(-n // workers)))
     jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
-    if play != PLAY_DD:
+    if play != PLAY_DD and workers > 1 and len(jobs) > 1:
         _play_chunk(seed, 0, 1, rules, mask, seat, options, play)  # load the kernels before forking
     from simkit.match.api import _map
 
