@@ -361,8 +361,8 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
     the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals), ``solved``,
     ``nodes``, with ``payout`` also ``level`` (int8: the level of the payout chain, 0 lost schwarz .. 5 won
-    schwarz, a Tout 0 lost or 1 won), and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal`` (uint32 mask) of the opening
-    leader's cards."""
+    schwarz, a Tout 0 lost or 1 won), and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal``
+    (uint32 mask) of the opening leader's cards."""
     from simkit.reference import contract_from_row
     from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
     from simkit.solver.bulk import SKIPPED, solve_rows
