@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis.dataset import KIND_CODE, SUIT_CODE, Dataset, _batches, _played, as_dataset, declarer_hands
+from analysis.dataset import KIND_CODE, SUIT_CODE, _batches, _played, as_dataset, declarer_hands
 from analysis.features import hand_features, shape_label
 
 COLUMNS = ("contract", "tout", "shape", "hands", "best", "best_share", "best_payout", "declared_payout", "gain")
@@ -88,4 +88,4 @@ def best_declaration_by_shape(ds, shapes: pl.DataFrame | None = None, *, hands: 
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-__all__ = ["COLUMNS", "Dataset", "best_declaration_by_shape"]
+__all__ = ["COLUMNS", "best_declaration_by_shape"]

@@ -88,14 +88,14 @@ def sample_deals(hand, seat: int, start: int, n: int, rules=None, seed: int = 0)
     deck's other cards dealt uniformly at random to the other three seats."""
     rules = _rules(rules)
     mask = _hand_mask(hand, rules)
-    rest = np.array([c for c in range(32) if (rules_deck(rules) >> c) & 1 and not (mask >> c) & 1], np.int8)
+    rest = np.array([c for c in range(32) if (_deck_mask(rules) >> c) & 1 and not (mask >> c) & 1], np.int8)
     out = np.empty((int(n), 4), np.uint32)
     _sample_kernel(np.uint64(seed), np.int64(start), np.int64(n), rest, np.uint32(mask), np.int64(_seat(seat)),
                    np.int64(rules.hand_size), out)
     return out
 
 
-def rules_deck(rules) -> int:
+def _deck_mask(rules) -> int:
     from simkit.cards import DECK_MASKS
 
     return DECK_MASKS[rules.deck]
