@@ -421,6 +421,7 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     if heat.height and hc:
         s.figures.append(("payout_heatmap", fig_heatmaps(heat, hc)))
     sec.append(s)
+    sec.append(best_section(ds, top, tables))
     s = Section("Payout distribution", "Share of games per payout to the declarer's seat (tariff units).")
     if pay.height:
         s.figures.append(("payouts", fig_payouts(pay, big)))
@@ -442,6 +443,32 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     if "dd_points" in ds.columns:
         sec.append(dd_section(ds, tables, [c for c, _ in big]))
     return sec, tables
+
+
+BEST_HANDS, BEST_DEALS = 3, 300  # hands per shape and sampled deals per hand of the best-declaration table
+
+
+def best_section(ds: Dataset, shapes: pl.DataFrame, tables: dict[str, pl.DataFrame]) -> Section:
+    """"Best declaration per hand shape": the shapes of the expected-points table, a few of the run's declarer hands
+    of each valued by simkit.evaluate (analysis.best)."""
+    from analysis.best import best_declaration_by_shape
+
+    best = best_declaration_by_shape(ds, shapes, hands=BEST_HANDS, deals=BEST_DEALS)
+    best = best.with_columns(pl.Series("label", [label(c, t) for c, t in zip(best["contract"], best["tout"])],
+                                       dtype=pl.String))
+    tables["best_declaration_by_shape"] = best
+    s = Section("Best declaration per hand shape",
+                f"For each shape of the table above, the run's first {BEST_HANDS} declarer hands of that contract and "
+                f"shape, each valued at its declarer's seat by `simkit evaluate` (docs/evaluate.md): every "
+                f"declaration the hand may make and passing, played on the same {BEST_DEALS} sampled deals by the "
+                "heuristic. *Best* is the option of the highest mean payout most often (*share*: of the hands); "
+                "*value* its mean payout per deal (tariff units), *declared* that of the contract the run's bidding "
+                "chose for the same hands, *gain* the difference. Few hands and deals: a guide, not a verdict.")
+    s.tables.append(("", best, {"label": ("contract", None), "shape": ("shape", None), "hands": ("hands", "int"),
+                                "best": ("best", None), "best_share": ("share", "pct"),
+                                "best_payout": ("value", ".2f"), "declared_payout": ("declared", ".2f"),
+                                "gain": ("gain", ".2f")}))
+    return s
 
 
 def dd_section(ds: Dataset, tables: dict[str, pl.DataFrame], contracts: list[str]) -> Section:

@@ -409,8 +409,16 @@ def section_pimc(args) -> str:
     return body
 
 
+def section_evaluate(args) -> str:
+    """`simkit evaluate`: heuristic play on 10^4 and 10^5 deals, dd on fewer, the given-hands kernel entry."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_evaluate import run
+
+    return run(args.quick, machine())
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver, "analyze": section_analyze, "pimc": section_pimc}
+            "solver": section_solver, "analyze": section_analyze, "pimc": section_pimc, "evaluate": section_evaluate}
 
 
 def main(argv=None) -> None:

@@ -363,6 +363,10 @@ _register_match(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 from simkit.sim.cli_export import register as _register_export  # noqa: E402  (`simkit export`, runs -> records)
 _register_export(app, UserError)
 
+from simkit.evaluate.cli import register as _register_evaluate  # noqa: E402  (`simkit evaluate`, a hand's value)
+
+_register_evaluate(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning user errors into one line and exit status 2."""

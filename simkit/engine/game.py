@@ -37,6 +37,12 @@ Forced mode (``contract=``): no bidding (``bids`` all ``NOT_ASKED``); every deal
 ``declarer``. A Rufspiel given without a suit calls a uniformly random callable suit (stream STREAM_FORCED). A
 deal where the forced Rufspiel is impossible (the declarer can call no such ace) is recorded with ``kind`` -1 and
 ``impossible`` True.
+
+Given hands (``hands=``, simkit.evaluate): the kernel plays the hands the caller wrote into ``hands`` instead of
+dealing from (seed, index); everything else (the strategies' streams keyed on (seed, index), bidding or forced mode)
+is unchanged. A forced pass (``passer=``): that seat's bid is PASS without asking its strategy (its stream is not
+drawn from for the bid); the other seats bid as usual. Both are the words ``forced[4]`` (1: hands given) and
+``forced[5]`` (the seat that passes, -1 none).
 """
 
 from __future__ import annotations
@@ -201,13 +207,18 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     max_dbl = params[P_MAX_DOUBLINGS]
     re_partner = params[P_RE_BY_PARTNER] != 0
     fk = forced[0]
+    given = forced[4] != 0
+    passer = forced[5]
     deck = params[P_DECK_MASK]
     p_info = _data_ptr(info)  # the heuristic's play_kernel takes data pointers
     p_strength = _data_ptr(strength)
     p_eff = _data_ptr(eff_suit)
     for i in range(n):
         idx = start + i
-        h0, h1, h2, h3 = deal_row(seed, idx, cards, work, hs, hands, i)
+        if given:  # hands given by the caller (simkit.evaluate): row i of ``hands`` as filled in
+            h0, h1, h2, h3 = hands[i, 0], hands[i, 1], hands[i, 2], hands[i, 3]
+        else:
+            h0, h1, h2, h3 = deal_row(seed, idx, cards, work, hs, hands, i)
         hw[0] = np.int64(h0)
         hw[1] = np.int64(h1)
         hw[2] = np.int64(h2)
@@ -228,9 +239,12 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         if fk < 0:
             best = -1
             for s in range(4):
-                _enter(info, s, rngs, scratch, keep)
-                b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
-                _leave(info, s, rngs, scratch, keep)
+                if s == passer:  # this seat's pass is forced (simkit.evaluate: what passing is worth)
+                    b = PASS
+                else:
+                    _enter(info, s, rngs, scratch, keep)
+                    b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
+                    _leave(info, s, rngs, scratch, keep)
                 bids[i, s] = b
                 info_bid(info, s, b)
                 r = bid_rank(b, hw[s], params, ruf_masks)
@@ -514,12 +528,16 @@ def _forced_args(contract, declarer) -> np.ndarray:
 
 
 def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",) * 4, trace: bool = False,
-               contract=None, declarer: int | None = None) -> dict[str, np.ndarray]:
+               contract=None, declarer: int | None = None, hands=None, passer: int | None = None
+               ) -> dict[str, np.ndarray]:
     """Play complete deals ``start .. start+n-1`` of run ``seed`` and return one row per deal.
 
     ``seats``: four strategies (names for ``simkit.strategies.resolve`` or Strategy objects), or one for all.
     ``contract``/``declarer``: forced mode (no bidding): ``contract`` is a Contract, a kind name, or a tuple
     ``(kind, suit[, tout])``; a Rufspiel without a suit calls a random callable suit.
+    ``hands``: uint32[n, 4] hands to play instead of dealing deal ``start + i`` from the seed (row ``i`` is deal
+    index ``start + i`` for the strategies' random streams); each row four disjoint hands of the deck's hand size.
+    ``passer``: a seat whose bid is a forced pass (the others bid as their strategies do); not with ``contract``.
 
     Columns: ``deal_id`` int64 (start + i), ``hands`` uint32[n, 4], ``bids`` int64[n, 4] (bid codes of
     simkit.strategies.api; NOT_ASKED in forced mode), ``kind`` int8 (-1: passed or impossible), ``suit`` int8
@@ -539,10 +557,17 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     rules = load_ruleset(ruleset) if not _is_ruleset(ruleset) else ruleset
     t = tables_for(rules)
     strategies = seat_strategies(seats)
-    forced = _forced_args(contract, declarer)
     n = int(n)
     if n < 0:
         raise ValueError("n must not be negative")
+    forced = np.concatenate([_forced_args(contract, declarer), [0, -1]])
+    if passer is not None:
+        if contract is not None or int(passer) not in range(4):
+            raise ValueError(f"passer= must be a seat 0..3 and needs bidding (no contract=), not {passer!r}")
+        forced[5] = int(passer)
+    if hands is not None:
+        hands = _given_hands(hands, n, t)
+        forced[4] = 1
     sids = np.array([s.builtin_id for s in strategies], np.int64)
     keep = np.array([s.uses_scratch for s in strategies], np.bool_)
     fns = [tuple(s.fn(j) for s in strategies) for j in range(3)]
@@ -551,6 +576,8 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     for j, s in enumerate(strategies):
         configs[j, : len(s.config)] = s.config
     out = _new_columns(n)
+    if hands is not None:
+        out["hands"][:] = hands
     ncols = 4 * t.hand_size
     tl = np.zeros((n if trace else 0, ncols), np.uint32)
     tp = np.zeros((n if trace else 0, ncols), np.int8)
@@ -577,6 +604,19 @@ def _pimc_workspace(strategies, rule_tables) -> tuple:
     if any(s.builtin_id == dispatch.S_PIMC for s in strategies):
         return _pimc.workspace(rule_tables)
     return _pimc.empty_workspace()
+
+
+def _given_hands(hands, n: int, t) -> np.ndarray:
+    """``hands`` as uint32[n, 4], checked: every hand of the deck's size, inside the deck, no card twice."""
+    h = np.ascontiguousarray(hands, dtype=np.uint32)
+    if h.shape != (n, 4):
+        raise ValueError(f"hands= must have shape ({n}, 4), not {h.shape}")
+    union = h[:, 0] | h[:, 1] | h[:, 2] | h[:, 3]
+    bad = (np.bitwise_count(h) != t.hand_size).any(axis=1) | ((union & ~np.uint32(t.deck_mask)) != 0)
+    bad |= np.bitwise_count(union) != 4 * t.hand_size  # disjoint: the union holds every card once
+    if bad.any():
+        raise ValueError(f"hands= row {int(np.flatnonzero(bad)[0])} is not a deal of the deck")
+    return h
 
 
 def _is_ruleset(x) -> bool:

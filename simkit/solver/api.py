@@ -343,8 +343,9 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
                  workspace: Workspace | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
     """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
     the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals), ``solved``,
-    ``nodes``, and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal`` (uint32 mask) of the opening
-    leader's cards."""
+    ``nodes``, with ``payout`` also ``level`` (int8: the level of the payout chain, 0 lost schwarz .. 5 won
+    schwarz, a Tout 0 lost or 1 won), and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal``
+    (uint32 mask) of the opening leader's cards."""
     from simkit.reference import contract_from_row
     from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
     from simkit.solver.bulk import SKIPPED, solve_rows
@@ -384,6 +385,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
         raise SolverError(f"deal {int(games['deal_id'][done])}: the search exceeded its node limit of {node_limit:,}")
     solved = value != SKIPPED
     value[~solved] = 0
+    level = value.copy()  # the payout objective's level (0 lost schwarz .. 5 won schwarz; a Tout 0 or 1)
     if objective == "payout":  # levels -> the declarer's payout under the ruleset's tariff
         cache: dict[tuple, tuple[int, ...]] = {}
         lauf = np.asarray(games["laufende"], np.int64)
@@ -401,6 +403,8 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
                     if (lm >> c) & 1:
                         card_values_[i, c] = table[card_values_[i, c]]
     out = {"value": value.astype(np.int32), "solved": solved, "nodes": nodes}
+    if objective == "payout":
+        out["level"] = level.astype(np.int8)
     if cards:
         out["card_values"] = card_values_.astype(np.int32)
         out["legal"] = legal.astype(np.uint32)

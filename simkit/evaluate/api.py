@@ -1,0 +1,415 @@
+"""``simkit.evaluate``: every declaration a hand may make, and passing, over the same sampled deals.
+
+The hand sits at ``seat``; the other cards of the deck are dealt to the other three seats uniformly at random,
+deal ``i`` from stream (seed, i, STREAM_DEAL) (:func:`sample_deals`), so the deals depend only on (seed, hand, seat,
+deck) and deal ``i`` is the same however the work is split. Every option is played on the same deals (paired):
+
+* a declaration: the whole-deal kernel (:func:`simkit.engine.game.play_games`) in forced mode, the hand's seat
+  declaring that contract on the given hands; Kontra/Re and every card as the strategies decide;
+* ``pass``: the same kernel with bidding, the hand's seat's bid a forced pass and the other seats bidding as the
+  strategy does; a deal all four pass pays 0;
+* ``play="dd"``: the same deals and contracts (the pass option's contract as the strategies bid it), each opening
+  position solved double dummy (every hand open, perfect play by all four) with the solver's ``payout`` objective,
+  without doublings: an upper bound of what the cards allow, not what a table plays.
+
+Per option: ``win`` (the share of deals where the hand's seat ends on the winning side; for a declaration, the
+declaring side wins), ``schneider``/``schwarz`` (the share of deals decided Schneider/Schwarz, either way, as the
+kernel's columns; a Tout never), ``payout`` (the mean payout to the hand's seat in the tariff's units), each with a
+95% interval (Wilson for shares, normal for the mean). The recommendation is the option of the highest mean payout;
+how sure it is: the 95% interval of the paired per-deal difference between it and the runner-up.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.rng import STREAM_DEAL, below, stream_state
+from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
+
+Z95 = 1.959963984540054
+PLAY_DD = "dd"
+CHUNK = 20_000  # deals a task with a strategy's play
+PARALLEL_MIN_GAMES = 500_000  # fewer games (deals x options) are played in this process (forking costs more)
+CHUNK_DD = 50  # deals a task with the solver (a progress step every few seconds)
+COLUMNS = ("declaration", "kind", "suit", "tout", "win", "win_low", "win_high", "payout", "payout_low",
+           "payout_high", "schneider", "schneider_low", "schneider_high", "schwarz", "schwarz_low", "schwarz_high",
+           "recommended")
+JSON_KEYS = ("declaration", "win", "win_low", "win_high", "payout", "payout_low", "payout_high", "schneider",
+             "schwarz", "recommended")
+
+
+class EvaluateError(ValueError):
+    """Bad evaluate options (one line for the user)."""
+
+
+# ------------------------------------------------------------------------------------------------ deals
+
+def _sample_py(seed, start, n, rest, hand, seat, hand_size, out):
+    """Row ``i`` of ``out``: ``hand`` at ``seat``, the cards ``rest`` (int8, ascending) shuffled by Fisher-Yates on
+    stream (seed, start + i, STREAM_DEAL) and dealt in order to the other seats, ``hand_size`` each."""
+    m = rest.shape[0]
+    work = np.empty(m, np.int8)
+    one = np.uint32(1)
+    for i in range(n):
+        for j in range(m):
+            work[j] = rest[j]
+        s = stream_state(seed, start + i, STREAM_DEAL)
+        for j in range(m - 1, 0, -1):
+            r, s = below(s, j + 1)
+            t = work[j]
+            work[j] = work[r]
+            work[r] = t
+        k = 0
+        for p in range(4):
+            if p == seat:
+                out[i, p] = hand
+                continue
+            h = np.uint32(0)
+            for _ in range(hand_size):
+                h |= one << np.uint32(work[k])
+                k += 1
+            out[i, p] = h
+
+
+# keyed on this file and the RNG it inlines (simkit.engine.jitcache), so a change of either recompiles it
+_sample_kernel = stamp(njit(cache=True)(_sample_py), source_stamp(
+    [Path(__file__).resolve(), Path(__file__).resolve().parent.parent / "engine" / "rng.py"]))
+
+
+def sample_deals(hand, seat: int, start: int, n: int, rules=None, seed: int = 0) -> np.ndarray:
+    """Deals ``start .. start+n-1`` (uint32[n, 4]) with ``hand`` (a mask or card notation) at ``seat`` and the
+    deck's other cards dealt uniformly at random to the other three seats."""
+    rules = _rules(rules)
+    mask = _hand_mask(hand, rules)
+    rest = np.array([c for c in range(32) if (_deck_mask(rules) >> c) & 1 and not (mask >> c) & 1], np.int8)
+    out = np.empty((int(n), 4), np.uint32)
+    _sample_kernel(np.uint64(seed), np.int64(start), np.int64(n), rest, np.uint32(mask), np.int64(_seat(seat)),
+                   np.int64(rules.hand_size), out)
+    return out
+
+
+def _deck_mask(rules) -> int:
+    from simkit.cards import DECK_MASKS
+
+    return DECK_MASKS[rules.deck]
+
+
+# ------------------------------------------------------------------------------------------ declarations
+
+@dataclass(frozen=True)
+class Option:
+    """One thing the hand's seat can do: a declaration (``contract``) or passing (``contract`` None)."""
+
+    label: str
+    contract: Contract | None
+
+    @property
+    def forced(self):
+        c = self.contract
+        return (c.kind, c.suit, c.tout)
+
+
+def _label(c: Contract | None) -> str:
+    if c is None:
+        return "pass"
+    from simkit.cards import SUIT_NAMES
+
+    s = KIND_NAMES[c.kind]
+    if c.suit is not None:
+        s += " " + SUIT_NAMES[c.suit]
+    return s + (" tout" if c.tout else "")
+
+
+def declarations(hand, rules=None) -> list[Contract]:
+    """Every declaration ``hand`` may make under ``rules``, in bidding order: each callable Rufspiel (a suit of
+    Eichel, Gras, Schellen whose ace the hand lacks and of which it holds a non-trump card), then every enabled
+    solo-type contract (each trump suit where it has one), then the same solo-types Tout where Touts are allowed."""
+    from simkit.rules.tables import build_tables
+
+    rules = _rules(rules)
+    mask = _hand_mask(hand, rules)
+    ruf_masks = build_tables(rules).suit_mask[0]
+    out = []
+    if "rufspiel" in rules.contracts:
+        for s in (0, 1, 3):
+            if not (mask >> (8 * s + 7)) & 1 and mask & int(ruf_masks[s]):
+                out.append(Contract(RUFSPIEL, s))
+    plain = []
+    for kind in (SOLO, WENZ, GEIER, FARBWENZ, FARBGEIER):
+        if KIND_NAMES[kind] not in rules.contracts:
+            continue
+        if kind in (SOLO, FARBWENZ, FARBGEIER):
+            plain += [Contract(kind, s) for s in range(4)]
+        else:
+            plain.append(Contract(kind))
+    out += plain
+    if rules.tout:
+        out += [Contract(c.kind, c.suit, True) for c in plain]
+    return out
+
+
+# --------------------------------------------------------------------------------------------- the work
+
+def _play_chunk(seed, start, m, rules, hand, seat, options, play):
+    """Per option and deal of deals ``start .. start+m-1``: the hand's seat's payout, whether its side won, and
+    whether the deal was decided Schneider / Schwarz. Returns four arrays of shape (len(options), m)."""
+    from simkit.engine.game import play_games
+
+    hands = sample_deals(hand, seat, start, m, rules, seed)
+    k = len(options)
+    pay = np.zeros((k, m), np.int64)
+    win = np.zeros((k, m), np.bool_)
+    schneider = np.zeros((k, m), np.bool_)
+    schwarz = np.zeros((k, m), np.bool_)
+    dd = play == PLAY_DD
+    from simkit.strategies import seat_strategies
+
+    seats = seat_strategies("heuristic" if dd else play)  # resolved once for every option's play_games call
+    ws = None
+    if dd:
+        from simkit.solver.api import Workspace
+
+        ws = Workspace()
+    for j, opt in enumerate(options):
+        if opt.contract is None:
+            g = play_games(seed, start, m, rules, seats=seats, hands=hands, passer=seat)
+        else:
+            g = play_games(seed, start, m, rules, seats=seats, hands=hands, contract=opt.forced, declarer=seat)
+        if dd:
+            pay[j], win[j], schneider[j], schwarz[j] = _dd_figures(g, rules, seat, ws)
+        else:
+            pay[j], win[j], schneider[j], schwarz[j] = _seat_figures(g, seat)
+    return pay, win, schneider, schwarz
+
+
+def _on_declaring_side(g, seat):
+    return (g["declarer"] == seat) | (g["partner"] == seat)
+
+
+def _seat_figures(g, seat):
+    """(payout, won, schneider, schwarz) of ``seat`` in each deal the kernel played (a passed deal: 0, no)."""
+    played = g["kind"] >= 0
+    pay = g["payouts"][:, seat].astype(np.int64)
+    mine = _on_declaring_side(g, seat)
+    won = played & np.where(mine, g["won"], ~g["won"])
+    return pay, won, played & g["schneider"], played & g["schwarz"]
+
+
+def _dd_figures(g, rules, seat, ws):
+    """The same figures with each deal's opening position solved (payout objective, no doublings)."""
+    from simkit.solver.api import solve_played
+
+    g = dict(g)
+    g["doublings"] = np.zeros_like(g["doublings"])
+    r = solve_played(g, rules, "payout", workspace=ws)
+    played = r["solved"]
+    v = r["value"].astype(np.int64)  # the declarer's payout
+    level = r["level"].astype(np.int64)
+    mine = _on_declaring_side(g, seat)
+    solo = g["kind"] != RUFSPIEL
+    pay = np.where(mine, v, np.where(solo, -(v // 3), -v))
+    pay = np.where(played, pay, 0)
+    tout = g["tout"]
+    won_decl = np.where(tout, level >= 1, level >= 3)
+    won = played & np.where(mine, won_decl, ~won_decl)
+    schneider = played & ~tout & ((level <= 1) | (level >= 4))
+    schwarz = played & ~tout & ((level == 0) | (level == 5))
+    return pay, won, schneider, schwarz
+
+
+# ---------------------------------------------------------------------------------------------- figures
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The Wilson 95% interval of a share of k in n."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = k / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
+
+
+def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean and its normal 95% interval."""
+    n = x.size
+    mean = float(x.mean()) if n else float("nan")
+    if n < 2:
+        return mean, float("nan"), float("nan")
+    half = Z95 * float(x.std(ddof=1)) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+# ------------------------------------------------------------------------------------------------ API
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate_hand` returns: ``rows`` (one dict per option, best first, keys :data:`COLUMNS`) and
+    ``attrs`` (what :func:`evaluate` puts into ``DataFrame.attrs``). No pandas needed (the command is faster
+    without importing it)."""
+
+    rows: list
+    attrs: dict
+
+    def to_frame(self):
+        import pandas as pd
+
+        df = pd.DataFrame(self.rows, columns=list(COLUMNS))
+        df.attrs.update(self.attrs)
+        return df
+
+
+def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
+             workers: int | None = None, progress=None):
+    """What ``hand`` is worth at ``seat`` (0 is forehand: bids first, leads the first trick): every declaration
+    it may make under ``rules`` (:func:`declarations`) and passing, each played on the same ``deals`` sampled
+    deals (:func:`sample_deals`).
+
+    ``play``: a strategy name :func:`simkit.strategies.resolve` knows (at all four seats: their bids for the
+    pass option, Kontra/Re, every card), or ``"dd"`` (the solver's double-dummy payout, see the module notes).
+    ``workers``: processes (default: all cores, but one for fewer than :data:`PARALLEL_MIN_GAMES` games with a
+    strategy's play; the figures never depend on it). ``progress(k)`` is called as
+    deals are done.
+
+    Returns a pandas DataFrame, one row per option sorted by mean payout (best first), columns :data:`COLUMNS`
+    (``declaration`` e.g. ``"solo herz tout"``, ``"rufspiel gras"``, ``"pass"``; ``kind``/``suit`` names or None;
+    shares in 0..1, payouts in tariff units per deal). ``df.attrs`` holds ``hand``, ``seat``, ``deals``, ``play``,
+    ``seed``, ``rules``, ``recommendation``, ``runner_up`` and ``difference``/``difference_low``/
+    ``difference_high``: the mean paired per-deal payout difference best minus runner-up and its 95% interval.
+    """
+    return evaluate_hand(hand, seat=seat, rules=rules, deals=deals, play=play, seed=seed, workers=workers,
+                         progress=progress).to_frame()
+
+
+def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
+                  workers: int | None = None, progress=None) -> Evaluation:
+    """:func:`evaluate` without pandas: the rows and attributes as an :class:`Evaluation`."""
+    rules = _rules(rules)
+    mask = _hand_mask(hand, rules)
+    seat = _seat(seat)
+    n = int(deals)
+    if n < 1:
+        raise EvaluateError(f"deals must be at least 1, not {deals}")
+    play = _play(play)
+    options = [Option(_label(c), c) for c in declarations(mask, rules)] + [Option("pass", None)]
+    chunk = CHUNK_DD if play == PLAY_DD else CHUNK
+    if workers is None:  # all cores, unless the work is so small that starting the processes costs more
+        small = play != PLAY_DD and n * len(options) < PARALLEL_MIN_GAMES
+        workers = 1 if small else os.cpu_count() or 1
+    if workers < 1:
+        raise EvaluateError(f"workers must be at least 1, not {workers}")
+    if play != PLAY_DD and workers > 1:  # chunks small enough that every worker gets work
+        chunk = max(1_000, min(CHUNK, -(-n // workers)))
+    jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
+    if play != PLAY_DD and workers > 1 and len(jobs) > 1:
+        _play_chunk(seed, 0, 1, rules, mask, seat, options, play)  # load the kernels before forking
+    from simkit.match.api import _map
+
+    parts = []
+    for part, job in zip(_map(_play_chunk, jobs, workers), jobs):
+        parts.append(part)
+        if progress:
+            progress(job[2])
+    pay, win, schneider, schwarz = (np.concatenate([p[q] for p in parts], axis=1) for q in range(4))
+    rows = []
+    for j, opt in enumerate(options):
+        c = opt.contract
+        mean, lo, hi = mean_interval(pay[j])
+        row = dict(declaration=opt.label, kind=KIND_NAMES[c.kind] if c else None,
+                   suit=_suit_name(c.suit) if c and c.suit is not None else None, tout=bool(c and c.tout),
+                   payout=mean, payout_low=lo, payout_high=hi)
+        for name, arr in (("win", win[j]), ("schneider", schneider[j]), ("schwarz", schwarz[j])):
+            k = int(arr.sum())
+            row[name] = k / n
+            row[name + "_low"], row[name + "_high"] = wilson(k, n)
+        rows.append(row)
+    order = sorted(range(len(options)), key=lambda j: (-rows[j]["payout"], j))
+    best = order[0]
+    second = order[1] if len(order) > 1 else None
+    for j in range(len(rows)):
+        rows[j]["recommended"] = j == best
+    from simkit.cards import format_hand
+
+    d, dlo, dhi = mean_interval(pay[best] - pay[second]) if second is not None else (float("nan"),) * 3
+    attrs = dict(hand=format_hand(mask), seat=seat, deals=n, play=play, seed=int(seed), rules=rules.name,
+                 recommendation=options[best].label, runner_up=options[second].label if second is not None else None,
+                 difference=d, difference_low=dlo, difference_high=dhi)
+    return Evaluation([rows[j] for j in order], attrs)
+
+
+def to_json(result) -> dict:
+    """The ``simkit evaluate --json`` object of an :func:`evaluate` DataFrame or an :class:`Evaluation`."""
+    a = result.attrs
+    records = result.rows if isinstance(result, Evaluation) else result.to_dict("records")
+
+    def num(x):
+        return None if isinstance(x, float) and math.isnan(x) else x
+
+    options = [{k: (bool(r[k]) if k == "recommended" else num(r[k]) if k != "declaration" else r[k])
+                for k in JSON_KEYS} for r in records]
+    return {"hand": a["hand"], "seat": a["seat"], "deals": a["deals"], "play": a["play"], "rules": a["rules"],
+            "seed": a["seed"], "options": options,
+            "recommendation": a["recommendation"],
+            "difference": {"versus": a["runner_up"], "mean": num(a["difference"]), "low": num(a["difference_low"]),
+                           "high": num(a["difference_high"])}}
+
+
+# ------------------------------------------------------------------------------------------------ input
+
+def _rules(rules):
+    from simkit.rules.ruleset import Ruleset, RulesetError, load_ruleset
+
+    r = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
+    if getattr(r, "game", "bavarian") != "bavarian" or not isinstance(r, Ruleset):
+        raise RulesetError(f"ruleset {r.name} is the {getattr(r, 'game', '?')} game; evaluate plays the Bavarian "
+                           f"game")
+    return r
+
+
+def _hand_mask(hand, rules) -> int:
+    """A hand as a mask: card notation (checked: the deck's hand size, no card twice, every card in the deck) or
+    a mask (the same checks)."""
+    from simkit.cards import DECK_MASKS, CardError, format_card, parse_hand
+
+    if isinstance(hand, (int, np.integer)) and not isinstance(hand, bool):
+        mask = int(hand)
+        if mask < 0 or mask >> 32:
+            raise CardError(f"hand mask {hand} is not a set of cards")
+        outside = mask & ~DECK_MASKS[rules.deck]
+        if outside:
+            raise CardError(f"card {format_card((outside & -outside).bit_length() - 1)} is not in the "
+                            f"{rules.deck} deck")
+        if bin(mask).count("1") != rules.hand_size:
+            raise CardError(f"hand has {bin(mask).count('1')} cards, expected {rules.hand_size}")
+        return mask
+    return parse_hand(hand, size=rules.hand_size, deck=rules.deck)
+
+
+def _seat(seat) -> int:
+    if isinstance(seat, bool) or int(seat) != seat or int(seat) not in range(4):
+        raise EvaluateError(f"seat must be 0, 1, 2 or 3 (0 leads the first trick), not {seat!r}")
+    return int(seat)
+
+
+def _play(play) -> str:
+    """``"dd"`` or a strategy name (checked by resolving it: an unknown name raises StrategyError)."""
+    from simkit.strategies import resolve
+
+    key = str(play).strip()
+    if key.lower() == PLAY_DD:
+        return PLAY_DD
+    resolve(key)
+    return key
+
+
+def _suit_name(s: int) -> str:
+    from simkit.cards import SUIT_NAMES
+
+    return SUIT_NAMES[s]
