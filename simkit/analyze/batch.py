@@ -250,23 +250,33 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
 
 class _Sink:
     """Batches' tables gathered into row groups of about ROW_GROUP rows (a row group per small batch would make
-    the files slow to read)."""
+    the files slow to read).
+
+    Every COMPACT tables waiting are copied into one: a table handed over by a worker costs the parent about 30 KB
+    beyond its data (its own schema, arrays and buffers), and games.parquet waits for 65,536 games -- 2,048 batches,
+    60-90 MB of such overhead for 8 MB of data. Compacted, the wait costs little more than the data. The row groups
+    written are the same."""
 
     ROW_GROUP = 1 << 16
+    COMPACT = 64
 
     def __init__(self, writer: pq.ParquetWriter):
-        self.writer, self.pending, self.rows = writer, [], 0
+        self.writer, self.pending, self.fresh, self.rows = writer, [], [], 0
 
     def add(self, table: pa.Table) -> None:
-        self.pending.append(table)
+        self.fresh.append(table)
         self.rows += table.num_rows
         if self.rows >= self.ROW_GROUP:
             self.flush()
+        elif len(self.fresh) >= self.COMPACT:
+            self.pending.append(pa.concat_tables(self.fresh).combine_chunks())
+            self.fresh = []
 
     def flush(self) -> None:
-        if self.pending:
-            self.writer.write_table(pa.concat_tables(self.pending), row_group_size=self.ROW_GROUP)
-        self.pending, self.rows = [], 0
+        tables = self.pending + self.fresh
+        self.pending, self.fresh, self.rows = [], [], 0
+        if tables:
+            self.writer.write_table(pa.concat_tables(tables), row_group_size=self.ROW_GROUP)
 
     def close(self) -> None:
         self.flush()
