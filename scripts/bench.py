@@ -396,8 +396,19 @@ def section_analyze(args) -> str:
     return body
 
 
+def section_analyze_memory(args) -> str:
+    """`simkit analyze`'s parent process: RSS growth per 1000 games (recorded worker results replayed)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_analyze_memory import auto, markdown
+
+    rows = auto(1000, 100_000 if args.quick else args.memory_games, "sauspiel", 2)
+    body = markdown(rows, machine(), 1000)
+    print(body, flush=True)
+    return body
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver, "analyze": section_analyze}
+            "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory}
 
 
 def main(argv=None) -> None:
@@ -416,6 +427,8 @@ def main(argv=None) -> None:
                     help="solver: deals per contract and deck (default 1,000; about an hour on two cores)")
     ap.add_argument("--analyze-games", type=int, default=300,
                     help="analyze: heuristic games per deck (default 300; about 20 minutes on two cores)")
+    ap.add_argument("--memory-games", type=int, default=1_000_000,
+                    help="analyze-memory: games replayed through the parent's loop (default 10^6; about 10 minutes)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:

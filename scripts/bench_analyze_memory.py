@@ -11,18 +11,17 @@ games is fitted on the second half of the samples (after the warm-up).
     python scripts/bench_analyze_memory.py record GAMES.jsonl CAPTURE [--objective win] [--workers 2] [--rules R]
     python scripts/bench_analyze_memory.py replay CAPTURE --games 200000 [--workers 2] [--in-process]
     python scripts/bench_analyze_memory.py real GAMES.jsonl [--objective win] [--workers 2]   # no replay, sampled
+    python scripts/bench_analyze_memory.py auto [--record 1000] [--games 200000]   # all of it, as a table
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import pickle
 import struct
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -70,8 +69,7 @@ def record(games: Path, capture: Path, objective: str, workers: int, rules) -> N
     try:
         with tempfile.TemporaryDirectory() as tmp:
             r = B.analyze_file(games, Path(tmp) / "a", rules=rules, objective=objective, workers=workers,
-                               report=False, progress=lambda k: print(f"{k} games, parent RSS {rss_mb():.1f} MB",
-                                                                      file=sys.stderr))
+                               report=False)
     finally:
         B._ordered = real_ordered
     print(f"recorded {r.games} games ({r.decisions} decisions) in {r.seconds:.0f} s to {capture}", file=sys.stderr)
@@ -104,8 +102,10 @@ class _ReplayExecutor:
         return self.inner.__exit__(*exc)
 
 
-def replay(capture: Path, games: int, workers: int, every: int, in_process: bool, out_dir: Path | None,
-           warm: bool) -> dict:
+def replay(capture: Path, games: int, workers: int = 2, every: int = 8192, in_process: bool = False,
+           out_dir: Path | None = None, warm: bool = False, one_by_one: bool = False) -> dict:
+    """The parent's loop on ``games`` games of recorded results. ``one_by_one``: the sinks hold each waiting table
+    as it came (as before they compacted them), to measure the difference."""
     global _BLOBS
     _BLOBS = [b for b in _read_blobs(capture)]
     full = [b for b in _BLOBS if pickle.loads(b)["games"].num_rows == B.BATCH_GAMES]
@@ -129,9 +129,15 @@ def replay(capture: Path, games: int, workers: int, every: int, in_process: bool
             for i in range(games):
                 f.write(f"{i // B.BATCH_GAMES}\n")
         B._executor = lambda backend, w, scheduler: _ReplayExecutor(backend, w, scheduler, in_process)
+        compact = B._Sink.COMPACT
+        if one_by_one:
+            B._Sink.COMPACT = 1 << 62
         samples.append((0, rss_mb()))
         t0 = time.perf_counter()
-        r = B.analyze_file(path, Path(tmp) / "a", workers=workers, report=False, progress=progress)
+        try:
+            r = B.analyze_file(path, Path(tmp) / "a", workers=workers, report=False, progress=progress)
+        finally:
+            B._executor, B._Sink.COMPACT = _REAL_EXECUTOR, compact
         seconds = time.perf_counter() - t0
         samples.append((r.games, rss_mb()))
         size = sum(p.stat().st_size for p in (Path(tmp) / "a").glob("*.parquet"))
@@ -179,6 +185,45 @@ def real(games: Path, objective: str, workers: int, every: int, rules) -> dict:
     return {"games": r.games, "seconds": r.seconds, "samples": samples, **growth(samples)}
 
 
+def auto(n_record: int = 1000, games: int = 200_000, preset: str = "sauspiel", workers: int = 2,
+         objective: str = "win") -> list[dict]:
+    """Heuristic games of ``preset`` graded once for real (recorded), then the parent's loop replayed on ``games``
+    games in separate processes: sinks compacting (as now) and holding each table (as before)."""
+    import subprocess
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_analyze import engine_games
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        g, cap = Path(tmp) / "games.jsonl", Path(tmp) / "capture.bin"
+        engine_games(preset, n_record, g)
+        record(g, cap, objective, workers, preset)
+        for label, flag in (("tables held one by one (before)", ["--one-by-one"]), ("compacted (now)", [])):
+            out = subprocess.run([sys.executable, __file__, "replay", str(cap), "--games", str(games), "--workers",
+                                  str(workers), *flag], check=True, capture_output=True, text=True).stdout
+            rows.append({"sinks": label, "preset": preset, **json.loads(out)})
+            print(rows[-1], flush=True)
+    return rows
+
+
+def markdown(rows: list[dict], machine: str, n_record: int) -> str:
+    out = ["### Analyze: the parent process's memory", "",
+           f"Machine: {machine}. `scripts/bench_analyze_memory.py auto`: {n_record} heuristic games graded once "
+           "(`win`, 2 workers) and their results recorded; then `analyze_file` itself (ordering, sinks, Parquet "
+           "writers, progress) replayed on them with a fork pool of 2 workers that return the recorded results "
+           "instead of solving. Parent RSS sampled every 8,192 games; growth fitted over the first 65,536 games "
+           "(games.parquet's first row group, while its batches wait) and over the rest. The parent's RSS before "
+           "the loop does not count the solver's compiled kernels (a real run's parent starts at 250-650 MB).", "",
+           "| sinks | deck | games | MB / 1000 games, first 65,536 | MB / 1000 games, after | RSS before loop MB "
+           "| peak MB | end MB |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['sinks']} | {r['preset']} | {r['games']:,} | {r['mb_per_1000_first_65536']:.2f} | "
+                   f"{r['mb_per_1000_after']:.3f} | {r['rss_before']:.0f} | {r['rss_peak']:.0f} | "
+                   f"{r['rss_end']:.0f} |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -192,10 +237,16 @@ def main(argv=None) -> None:
     a.add_argument("capture", type=Path)
     a.add_argument("--games", type=int, default=100_000)
     a.add_argument("--workers", type=int, default=2)
-    a.add_argument("--every", type=int, default=5000)
+    a.add_argument("--every", type=int, default=8192)
     a.add_argument("--in-process", action="store_true")
     a.add_argument("--warm", action="store_true", help="compile the solver first, as a real run does")
     a.add_argument("--tmp", type=Path, default=None)
+    a.add_argument("--one-by-one", action="store_true", help="sinks hold each waiting table (the old behaviour)")
+    a = sub.add_parser("auto")
+    a.add_argument("--record", type=int, default=1000, help="games graded for real and recorded (default 1000)")
+    a.add_argument("--games", type=int, default=200_000, help="games replayed (default 200,000)")
+    a.add_argument("--rules", default="sauspiel")
+    a.add_argument("--workers", type=int, default=2)
     a = sub.add_parser("real")
     a.add_argument("games", type=Path)
     a.add_argument("--objective", default="win")
@@ -206,8 +257,13 @@ def main(argv=None) -> None:
     if args.cmd == "record":
         record(args.games, args.capture, args.objective, args.workers, args.rules)
         return
+    if args.cmd == "auto":
+        rows = auto(args.record, args.games, args.rules, args.workers)
+        print(markdown(rows, "this machine", args.record))
+        return
     if args.cmd == "replay":
-        r = replay(args.capture, args.games, args.workers, args.every, args.in_process, args.tmp, args.warm)
+        r = replay(args.capture, args.games, args.workers, args.every, args.in_process, args.tmp, args.warm,
+                   args.one_by_one)
     else:
         r = real(args.games, args.objective, args.workers, args.every, args.rules)
     for g, m in r.pop("samples"):

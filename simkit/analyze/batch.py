@@ -2,8 +2,9 @@
 
 The input is read line by line in batches; batches are graded by a process pool (or a Dask cluster) and written in
 input order as row groups of ``decisions.parquet`` and ``games.parquet``, so the output never depends on the number
-of workers or the backend, and memory stays bounded by the batches in flight. The files are written under
-temporary names and renamed when every game is done: an interrupted run leaves no half-written table behind.
+of workers or the backend, and memory stays bounded by the batches in flight and the row group waiting in each
+file. The files are written under temporary names and renamed when every game is done: an interrupted run leaves no
+half-written table behind.
 """
 
 from __future__ import annotations
