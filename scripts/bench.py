@@ -409,6 +409,17 @@ def section_pimc(args) -> str:
     return body
 
 
+def section_analyze_memory(args) -> str:
+    """`simkit analyze`'s parent process: RSS growth per 1000 games (recorded worker results replayed)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_analyze_memory import auto, markdown
+
+    rows = auto(1000, 100_000 if args.quick else args.memory_games, "sauspiel", 2)
+    body = markdown(rows, machine(), 1000)
+    print(body, flush=True)
+    return body
+
+
 def section_evaluate(args) -> str:
     """`simkit evaluate`: heuristic play on 10^4 and 10^5 deals, dd on fewer, the given-hands kernel entry."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -418,7 +429,8 @@ def section_evaluate(args) -> str:
 
 
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
-            "solver": section_solver, "analyze": section_analyze, "pimc": section_pimc, "evaluate": section_evaluate}
+            "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory,
+            "pimc": section_pimc, "evaluate": section_evaluate}
 
 
 def main(argv=None) -> None:
@@ -439,6 +451,8 @@ def main(argv=None) -> None:
                     help="analyze: heuristic games per deck (default 300; about 20 minutes on two cores)")
     ap.add_argument("--pimc-deals", type=int, default=2000,
                     help="pimc: duplicate deals per match (default 2,000; the section takes about 30 minutes)")
+    ap.add_argument("--memory-games", type=int, default=1_000_000,
+                    help="analyze-memory: games replayed through the parent's loop (default 10^6; about 10 minutes)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:
