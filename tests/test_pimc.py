@@ -357,3 +357,12 @@ def test_config_settings_on_the_command_line(tmp_path):
     msg = [line for line in bad.stderr.splitlines() if line.strip()]
     assert len(msg) == 1 and "wolds" in msg[0] and "worlds" in msg[0]
     assert not (tmp_path / "b").exists()
+
+
+def test_runs_with_pimc_use_small_shards():
+    """pimc plays milliseconds a deal: a run cuts its deals into small shards (progress, both cores busy)."""
+    from simkit.sim.runner import RunOptions
+
+    assert RunOptions(deals=10_000, seats=("pimc",) * 4).shard <= 500
+    assert RunOptions(deals=10_000, seats=("pimc[worlds=3]", "heuristic", "heuristic", "heuristic")).shard <= 500
+    assert RunOptions(deals=10_000).shard > 500

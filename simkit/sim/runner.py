@@ -93,9 +93,18 @@ class RunOptions:
     def shard(self) -> int:
         if self.shard_size:
             return self.shard_size
-        if self.dd:  # solving takes milliseconds a deal: small shards keep the progress bar and the cores busy
+        if self.dd or self._slow_seats:  # milliseconds a deal: small shards keep the progress bar and cores busy
             return min(DD_SHARD, max(1, math.ceil(self.deals / 8)))
         return min(MAX_SHARD, max(MIN_SHARD, math.ceil(self.deals / 8)))
+
+    @property
+    def _slow_seats(self) -> bool:
+        """A seat plays at milliseconds a deal (a strategy whose module says ``SLOW = True``, e.g. pimc)."""
+        if self.game != "bavarian":
+            return False
+        from simkit.strategies import resolve
+
+        return any(resolve(name).slow for name in self.seats)
 
     def identity(self) -> dict[str, Any]:
         """The manifest entries that a resumed run must match exactly."""

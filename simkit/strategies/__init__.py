@@ -74,6 +74,7 @@ class Strategy:
     builtin_id: int = -1
     config_names: tuple[str, ...] = ()
     uses_scratch: bool = True  # the kernel keeps info[I_SCRATCH:] per seat (False only for built-ins saying so)
+    slow: bool = False  # milliseconds a deal (pimc): runs cut the deals into small shards
 
     def fn(self, j: int):
         """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""
@@ -101,7 +102,8 @@ def _builtin(name: str) -> Strategy:
     desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
-                    tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)))
+                    tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
+                    bool(getattr(mod, "SLOW", False)))
 
 
 def available() -> dict[str, str]:

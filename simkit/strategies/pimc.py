@@ -61,6 +61,7 @@ from simkit.strategies.api import (
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
+SLOW = True  # milliseconds a deal: runs use small shards (simkit.sim.runner)
 DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows, "
                "solves each world for the payout, plays the best mean; bids like the heuristic")
 
