@@ -94,6 +94,8 @@ def register(app: typer.Typer, UserError, stdout) -> None:
         def iv(d, lo, hi, scale=1.0, unit=""):
             if d is None:
                 return "-"
+            if lo is None or hi is None:  # one game on a side: no interval
+                return f"{scale * d:+.2f}{unit} [n/a]"
             return f"{scale * d:+.2f}{unit} [{scale * lo:+.2f}, {scale * hi:+.2f}]"
 
         t = Table("contract", "games A", "games B", "win A", "win B", "win A-B (pp) [95%]", "payout A",
