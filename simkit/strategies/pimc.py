@@ -7,8 +7,9 @@ Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and part
 best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
 card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
 
-Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's): evaluated in matches, and
-tariff-aware bidding is the subject of its own issue.
+Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's). Not built yet: a bidder that
+values each declaration on sampled worlds (a solve of each world's opening per declaration, far slower than a
+deal's play without a prefilter), and bidding that follows the tariff (the heuristic's thresholds ignore it).
 
 Reproducible: the worlds are drawn from the seat's own random stream, and every decision starts a fresh generation
 of the solver's table, so a choice depends only on what the seat knows and its stream, never on what the process
