@@ -102,6 +102,21 @@ class _ReplayExecutor:
         return self.inner.__exit__(*exc)
 
 
+def _rss_sampler(every: int):
+    """(samples, progress): ``progress(k)`` (analyze_file's callback, k games done) appends (games, RSS MB) to
+    ``samples`` each time another ``every`` games are done."""
+    samples: list[tuple[int, float]] = []
+    done = [0]
+
+    def progress(k):
+        before = done[0]
+        done[0] += k
+        if done[0] // every != before // every:
+            samples.append((done[0], rss_mb()))
+
+    return samples, progress
+
+
 def replay(capture: Path, games: int, workers: int = 2, every: int = 8192, in_process: bool = False,
            out_dir: Path | None = None, warm: bool = False, one_by_one: bool = False) -> dict:
     """The parent's loop on ``games`` games of recorded results. ``one_by_one``: the sinks hold each waiting table
@@ -113,15 +128,7 @@ def replay(capture: Path, games: int, workers: int = 2, every: int = 8192, in_pr
     if not warm:
         import simkit.solver.api as api
         api.warm_up = lambda notice=False: None
-    samples: list[tuple[int, float]] = []
-    done = [0]
-
-    def progress(k):
-        before = done[0]
-        done[0] += k
-        if done[0] // every != before // every:
-            samples.append((done[0], rss_mb()))
-
+    samples, progress = _rss_sampler(every)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         # the input: one line per game, its text is the recorded batch it belongs to
         path = Path(tmp) / "games.jsonl"
@@ -168,15 +175,7 @@ def growth(samples: list[tuple[int, float]]) -> dict:
 
 
 def real(games: Path, objective: str, workers: int, every: int, rules) -> dict:
-    samples: list[tuple[int, float]] = []
-    done = [0]
-
-    def progress(k):
-        before = done[0]
-        done[0] += k
-        if done[0] // every != before // every:
-            samples.append((done[0], rss_mb()))
-
+    samples, progress = _rss_sampler(every)
     with tempfile.TemporaryDirectory() as tmp:
         samples.append((0, rss_mb()))
         r = B.analyze_file(games, Path(tmp) / "a", rules=rules, objective=objective, workers=workers,
