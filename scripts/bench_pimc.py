@@ -31,6 +31,7 @@ def profile(preset: str, games: int) -> list[dict]:
     """Per trick: decisions asked (more than one legal card), ms per decision, worlds solved, nodes per world."""
     from simkit.analyze.advice import walk
     from simkit.analyze.records import parse_game
+    from simkit.engine.batch import tables_for
     from simkit.engine.game import play_games
     from simkit.rules import load_ruleset
     from simkit.solver.search import ST_PLY
@@ -42,17 +43,15 @@ def profile(preset: str, games: int) -> list[dict]:
     rules = load_ruleset(preset)
     strat = resolve("pimc")
     g = play_games(SEED, 0, games, rules, seats=strat, trace=True)
+    t = tables_for(rules)
+    _, pw = pimc._python_context(t.strength, t.eff_suit, t.params)  # the workspace pimc.play uses
+    stats = pw[pimc.PW_STATS]
     acc = defaultdict(lambda: np.zeros(4))
     for j in range(games):
         if g["kind"][j] < 0:
             continue
         row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat", "re_seat")}
         game = parse_game(record_of(row, rules, g["trace_played"][j]), j + 1, rules)
-        from simkit.engine.batch import tables_for
-
-        t = tables_for(rules)
-        _, pw = pimc._python_context(t.strength, t.eff_suit, t.params)
-        stats = pw[pimc.PW_STATS]
 
         def ask(i, seat, hand, legal, info):
             if legal & (legal - 1) == 0:
