@@ -106,5 +106,7 @@ def register(app: typer.Typer, UserError, stdout) -> None:
                       "" if r["payout_a"] is None else f"{r['payout_a']:.3f}",
                       "" if r["payout_b"] is None else f"{r['payout_b']:.3f}",
                       iv(r["payout_diff"], r["payout_diff_low"], r["payout_diff_high"]))
-        stdout().print(f"A = {a.path} ({', '.join(a.strategies)}), B = {b.path} ({', '.join(b.strategies)})")
+        from rich.markup import escape  # strategy names such as pimc[worlds=24] are not markup
+
+        stdout().print(escape(f"A = {a.path} ({', '.join(a.strategies)}), B = {b.path} ({', '.join(b.strategies)})"))
         stdout().print(t)

@@ -428,9 +428,17 @@ def section_evaluate(args) -> str:
     return run(args.quick, machine())
 
 
+def section_values(args) -> str:
+    """Bidding by value: the contract mix per tariff and bidder, and duplicate matches between the bidders."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_values import run
+
+    return run(args.quick, machine())
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
             "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory,
-            "pimc": section_pimc, "evaluate": section_evaluate}
+            "pimc": section_pimc, "evaluate": section_evaluate, "values": section_values}
 
 
 def main(argv=None) -> None:

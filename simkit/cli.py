@@ -326,6 +326,15 @@ class _progress:
             self.bar.stop()
 
 
+def prepare_values(strategies, rules) -> None:
+    """Build the heuristic's value table for ``rules`` now, with a note and a progress bar on stderr, when a
+    strategy needs it and it is neither shipped nor cached (simkit.strategies.values)."""
+    from simkit.strategies import resolve, values
+
+    values.prepare([resolve(s) for s in strategies], rules, lambda n: _progress(n, "value table"),
+                   lambda text: print(f"simkit: {text}", file=sys.stderr))
+
+
 def _short(x, width: int = 40) -> str:
     s = "" if x is None else str(x)
     return s if len(s) <= width else "..." + s[-(width - 3):]
@@ -366,6 +375,11 @@ _register_export(app, UserError)
 from simkit.evaluate.cli import register as _register_evaluate  # noqa: E402  (`simkit evaluate`, a hand's value)
 
 _register_evaluate(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+
+
+from simkit.strategies.cli_values import register as _register_values  # noqa: E402  (`simkit values`)
+
+_register_values(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 
 
 def main(argv: list[str] | None = None) -> None:

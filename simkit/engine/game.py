@@ -464,7 +464,7 @@ KERNEL_SIG = types.int64(
 _HERE = Path(__file__).resolve().parent
 _DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py", "infostate.py")] + [
     _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py")] + [
-    p for p in _pimc.DEPENDENCIES if p.name not in ("api.py", "kernel.py", "bits.py")]
+    p for p in _pimc.DEPENDENCIES if p.name not in ("api.py", "kernel.py", "bits.py", "heuristic.py")]
 
 
 def _compile():
@@ -571,10 +571,10 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     sids = np.array([s.builtin_id for s in strategies], np.int64)
     keep = np.array([s.uses_scratch for s in strategies], np.bool_)
     fns = [tuple(s.fn(j) for s in strategies) for j in range(3)]
-    width = max(1, max(len(s.config) for s in strategies))
-    configs = np.zeros((4, width), np.float64)
-    for j, s in enumerate(strategies):
-        configs[j, : len(s.config)] = s.config
+    bound = [s.config_for(rules) for s in strategies]
+    configs = np.zeros((4, max(1, max(len(c) for c in bound))), np.float64)
+    for j, c in enumerate(bound):
+        configs[j, : len(c)] = c
     out = _new_columns(n)
     if hands is not None:
         out["hands"][:] = hands

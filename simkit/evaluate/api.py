@@ -300,6 +300,10 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     play = _play(play)
     options = [Option(_label(c), c) for c in declarations(mask, rules)] + [Option("pass", None)]
     chunk = CHUNK_DD if play == PLAY_DD else CHUNK
+    if play != PLAY_DD:
+        from simkit.strategies import seat_strategies, values
+
+        values.prepare(seat_strategies(play), rules)  # the value table, once, before the workers start
     if workers is None:  # all cores, unless the work is so small that starting the processes costs more
         small = play != PLAY_DD and n * len(options) < PARALLEL_MIN_GAMES
         workers = 1 if small else os.cpu_count() or 1
@@ -310,10 +314,10 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
     if play != PLAY_DD and workers > 1 and len(jobs) > 1:
         _play_chunk(seed, 0, 1, rules, mask, seat, options, play)  # load the kernels before forking
-    from simkit.match.api import _map
+    from simkit.parallel import map_jobs
 
     parts = []
-    for part, job in zip(_map(_play_chunk, jobs, workers), jobs):
+    for part, job in zip(map_jobs(_play_chunk, jobs, workers), jobs):
         parts.append(part)
         if progress:
             progress(job[2])

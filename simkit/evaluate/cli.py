@@ -32,7 +32,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         seat (tariff units per deal), with 95% intervals, and the recommendation with the interval of its paired
         difference to the runner-up.
         """
-        from simkit.cli import _bavarian
+        from simkit.cli import _bavarian, prepare_values
         from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 
@@ -44,6 +44,8 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             raise UserError("--workers must be at least 1")
         text = " ".join(hand)
         try:
+            if play != "dd":
+                prepare_values([play] * 4, rules)
             with progress_bar(n, "deals") as advance:
                 res = evaluate_hand(text, seat=seat, rules=rules, deals=n, play=play, seed=seed, workers=workers,
                               progress=advance)

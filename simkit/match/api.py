@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.match.duplicate import ROLES, contract_labels, play_both_seatings
+from simkit.parallel import map_jobs
 
 Z95 = 1.959963984540054
 CHUNK = 20_000  # deals a task: every pair plays them in both seatings
@@ -167,8 +168,9 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
         raise MatchError("a match needs at least two strategies")
     if len(set(names)) < len(names):
         raise MatchError("a strategy appears twice; name each once")
-    for s in names:
-        resolve(s)  # an unknown strategy is a clear error before any work
+    from simkit.strategies import values
+
+    values.prepare([resolve(s) for s in names], rules)  # an unknown strategy is a clear error before any work
     if deals < 1:
         raise MatchError("--deals must be at least 1")
     workers = max(1, workers or os.cpu_count() or 1)
@@ -182,7 +184,7 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
     import simkit.engine.game  # noqa: F401  (loaded before forking: workers inherit the kernel)
 
     try:
-        for start, parts, vs_all in _map(_chunk, jobs, workers):
+        for start, parts, vs_all in map_jobs(_chunk, jobs, workers):
             for p, part in zip(pairs, parts):
                 p._add(part)
             for m, x in zip(totals, vs_all):
@@ -204,35 +206,6 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
     if writer:
         writer.finish(result)
     return result
-
-
-def _map(fn, jobs, workers):
-    """``fn(*job)`` for each job, in order: in this process, or on a pool of forked workers (at most two jobs a
-    worker in flight, so memory stays bounded)."""
-    if workers == 1 or len(jobs) <= 1:
-        for j in jobs:
-            yield fn(*j)
-        return
-    import multiprocessing as mp
-    import threading
-    from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1
-                         else "spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
-        queue: deque = deque()
-        try:
-            for j in jobs:
-                queue.append(pool.submit(fn, *j))
-                if len(queue) >= 2 * workers:
-                    yield queue.popleft().result()
-            while queue:
-                yield queue.popleft().result()
-        except BaseException:
-            for f in queue:
-                f.cancel()
-            raise
 
 
 class _DealWriter:

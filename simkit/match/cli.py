@@ -28,7 +28,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         its 95% interval, broken down by contract and by role. Three or more strategies: every pair on the same
         deals and a ranking by the mean against all others.
         """
-        from simkit.cli import _bavarian
+        from simkit.cli import _bavarian, prepare_values
         from simkit.match import MatchError, match
         from simkit.rules import load_ruleset
 
@@ -37,6 +37,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         if workers is not None and workers < 1:
             raise UserError("--workers must be at least 1")
         try:
+            prepare_values(strategies, rules)
             with progress_bar(n, "deals") as advance:
                 result = match(strategies, n, rules, seed, workers=workers, progress=advance, out=out)
         except MatchError as e:
@@ -52,23 +53,25 @@ def _pm(x: float) -> str:
 
 
 def _print(result, console) -> None:
+    from rich.markup import escape  # names such as heuristic[bidding=0] are not markup
+
     console.print(f"{result.deals:,} deals, each played twice per pair with the seats swapped; ruleset "
                   f"{result.ruleset}, seed {result.seed}; {result.seconds:.1f} s")
     if result.ranking:
         t = Table("rank", "strategy", "mean vs all others", "95% interval", box=None, pad_edge=False)
         for i, r in enumerate(result.ranking, start=1):
-            t.add_row(str(i), r["strategy"], _pm(r["mean"]), f"[{_pm(r['ci_low'])}, {_pm(r['ci_high'])}]")
+            t.add_row(str(i), escape(r["strategy"]), _pm(r["mean"]), f"[{_pm(r['ci_low'])}, {_pm(r['ci_high'])}]")
         console.print(t)
         t = Table("A", "B", "A - B per deal", "95% interval", "deals played differently", box=None, pad_edge=False)
         for p in result.pairs:
-            t.add_row(p.a, p.b, _pm(p.mean), f"[{_pm(p.ci_low)}, {_pm(p.ci_high)}]", f"{p.differ / p.deals:.1%}")
+            t.add_row(escape(p.a), escape(p.b), _pm(p.mean), f"[{_pm(p.ci_low)}, {_pm(p.ci_high)}]", f"{p.differ / p.deals:.1%}")
         console.print(t)
         return
     p = result.pairs[0]
-    console.print(f"{p.a} - {p.b}: {_pm(p.mean)} per deal and seat pair, 95% interval [{_pm(p.ci_low)}, "
+    console.print(f"{escape(p.a)} - {escape(p.b)}: {_pm(p.mean)} per deal and seat pair, 95% interval [{_pm(p.ci_low)}, "
                   f"{_pm(p.ci_high)}] (tariff units; {p.differ / p.deals:.1%} of the deals played differently)")
-    for title, rows, key in (("by contract", p.by_contract, "contract"), ("by role of " + p.a, p.by_role, "role")):
-        t = Table(title, "plays", "share", f"{p.a} per play", "95% interval", "contribution", box=None,
+    for title, rows, key in (("by contract", p.by_contract, "contract"), ("by role of " + escape(p.a), p.by_role, "role")):
+        t = Table(title, "plays", "share", f"{escape(p.a)} per play", "95% interval", "contribution", box=None,
                   pad_edge=False)
         for r in rows:
             t.add_row(r[key], f"{r['plays']:,}", f"{r['share']:.1%}", _pm(r["mean"]),

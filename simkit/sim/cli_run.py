@@ -94,6 +94,10 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
 
         with progress_bar(n, "simkit run") as advance:
             try:
+                if getattr(rules, "game", "bavarian") == "bavarian":
+                    from simkit.cli import prepare_values
+
+                    prepare_values(names, rules)
                 summary = run_batch(opts, out, workers=workers, resume=resume, force=force, backend=backend,
                                     scheduler=scheduler, progress=advance)
             except (RunError, StrategyError) as e:

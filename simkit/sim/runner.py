@@ -339,9 +339,9 @@ def _check_strategies(opts: RunOptions) -> None:
         from simkit.oldgerman.kernel import policy_ids
         policy_ids(opts.seats)  # random or heuristic card play only
         return
-    from simkit.strategies import resolve
-    for name in opts.seats:
-        resolve(name)  # raises a clear error for an unknown strategy
+    from simkit.strategies import resolve, values
+    strategies = [resolve(name) for name in opts.seats]  # raises a clear error for an unknown strategy
+    values.prepare(strategies, opts.rules)  # the value table, once, before the workers start
 
 
 def _run_local(opts, todo, out, workers, chunk, finished) -> None:

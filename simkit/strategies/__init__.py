@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 DEFAULT_STRATEGY = "heuristic"
-BUILTIN_NAMES = ("heuristic", "random", "pimc")
+BUILTIN_NAMES = ("heuristic", "random", "pimc", "selective")
+#: built-in names that are another built-in with settings: (base, settings, description)
+ALIASES = {
+    "selective": ("heuristic", "bid_margin=0.55,bid_margin_short=0.35",
+                  "the heuristic bidding as selectively as people in online rooms (about a quarter of the deals "
+                  "thrown in): it declares only what is expected to win more than half its stake"),
+}
 ENTRY_POINT_GROUP = "simkit.strategies"
 
 
@@ -75,6 +81,7 @@ class Strategy:
     config_names: tuple[str, ...] = ()
     uses_scratch: bool = True  # the kernel keeps info[I_SCRATCH:] per seat (False only for built-ins saying so)
     slow: bool = False  # milliseconds a deal (pimc): runs cut the deals into small shards
+    bind: Any = None  # bind(config, ruleset) -> the config a run passes (the heuristic's value table)
 
     def fn(self, j: int):
         """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""
@@ -83,6 +90,10 @@ class Strategy:
 
             return FILLER[j]
         return (self.bid, self.double, self.play)[j]
+
+    def config_for(self, rules) -> np.ndarray:
+        """The config as a run under ``rules`` passes it to the kernel (with what it learned for the ruleset)."""
+        return self.bind(self.config, rules) if self.bind is not None else self.config
 
     def with_config(self, config) -> Strategy:
         """A copy with another configuration (float array; missing trailing values keep their defaults)."""
@@ -95,7 +106,7 @@ class Strategy:
 
 
 def _builtin(name: str) -> Strategy:
-    from simkit.strategies import dispatch, heuristic, pimc, random_play
+    from simkit.strategies import dispatch, heuristic, pimc, random_play, values
 
     mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC),
                 "pimc": (pimc, dispatch.S_PIMC)}[name]
@@ -103,14 +114,14 @@ def _builtin(name: str) -> Strategy:
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
                     tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
-                    bool(getattr(mod, "SLOW", False)))
+                    bool(getattr(mod, "SLOW", False)), values.bind if mod in (heuristic, pimc) else None)
 
 
 def available() -> dict[str, str]:
     """Every strategy name that :func:`resolve` accepts by name, with a one-line description."""
     from simkit.strategies import plugins
 
-    out = {name: _builtin(name).description for name in BUILTIN_NAMES}
+    out = {name: resolve(name).description for name in BUILTIN_NAMES}
     for name, ep in sorted(plugins.entry_points().items()):
         if name in out:
             continue
@@ -138,7 +149,7 @@ def _with_settings(base: str, settings: str) -> Strategy:
             config[s.config_names.index(key)] = float(value)
         except ValueError:
             raise StrategyError(f"config entry {key!r} of strategy {base!r} needs a number, not {value.strip()!r}")
-    return replace(s, config=config, name=f"{base}[{settings.replace(' ', '')}]")
+    return replace(s, config=config, name=f"{base.strip()}[{settings.replace(' ', '')}]")
 
 
 def split_seats(spec: str) -> list[str]:
@@ -167,7 +178,10 @@ def resolve(name: str | Strategy, config=None) -> Strategy:
             base, _, settings = key[:-1].partition("[")
             s = _with_settings(base.strip(), settings)
             return s.with_config(config) if config is not None else s
-        if key.lower() in BUILTIN_NAMES:
+        if key.lower() in ALIASES:
+            base, settings, description = ALIASES[key.lower()]
+            s = replace(_with_settings(base, settings), name=key.lower(), description=description)
+        elif key.lower() in BUILTIN_NAMES:
             s = _builtin(key.lower())
         elif ":" in key:
             s = plugins.load_spec(key)

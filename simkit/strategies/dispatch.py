@@ -55,7 +55,7 @@ def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
         return _h_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
-                             _data_ptr(config))
+                             _data_ptr(config), config.shape[0])
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 
@@ -64,7 +64,8 @@ def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_double(hand, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.double, its arrays as data pointers (fewer arguments)
-        return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config))
+        return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config),
+                                config.shape[0])
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 

@@ -23,12 +23,13 @@ from numba.extending import intrinsic
 from simkit.engine.bits import cttz, msb as _msb, popcount
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
-    I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code,
+    I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind,
+    bid_suit,
 )
 
 USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
-DESCRIPTION = ("rule-based club player: bids from hand strength with tunable thresholds, pulls trumps, searches the "
-               "called ace, schmiert, saves high trumps")
+DESCRIPTION = ("rule-based club player: bids, Kontras and Res by the expected payout of its hand under the ruleset's "
+               "tariff, pulls trumps, searches the called ace, schmiert, saves high trumps")
 
 # ------------------------------------------------------------------------------------------ config table
 #: (name, default, meaning); docs/heuristic.md repeats this table. Scores are in "trump units".
@@ -61,6 +62,16 @@ _CONFIG = (
     ("solo_min_trumps_short", 5.0, "the same in the short deck"),
     ("short_shift", 0.75, "short deck: subtracted from every score threshold (declaring, Kontra, Re): six cards "
                          "score less than eight"),
+    ("bidding", 1.0, "0: declare by the score thresholds above; 1: by value, the expected payout under the "
+                     "ruleset's tariff learned for each score (simkit.strategies.values)"),
+    ("doubling", 1.0, "0: Kontra and Re by the score thresholds above; 1: by value, as ``bidding``"),
+    ("bid_margin", 0.2, "long deck, bidding by value: declare the contract of the highest expected payout when that "
+                        "is at least this share of its stake (base price x the seats that pay it)"),
+    ("bid_margin_short", 0.1, "the same in the short deck"),
+    ("kontra_margin", 0.0, "bidding by value: Kontra when the defender's expected payout is at least this many "
+                           "Rufspiel base prices"),
+    ("re_value", 1.0, "bidding by value: Re when the declarer's expected payout is at least this many Rufspiel "
+                      "base prices"),
 )
 CONFIG_NAMES = tuple(c[0] for c in _CONFIG)
 DEFAULT_CONFIG = np.array([c[1] for c in _CONFIG], dtype=np.float64)
@@ -71,6 +82,19 @@ C_W_TRUMP, C_W_OBER, C_W_UNTER, C_W_TOP, C_W_STAND, C_W_VOID, C_W_FOREHAND, C_W_
 C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, solo, wenz, geier, farbwenz, fgeier)
 C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
 C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SOLO_MIN_TRUMPS, C_SOLO_MIN_TRUMPS_SHORT, C_SHORT_SHIFT = range(20, 25)
+C_BIDDING, C_DOUBLING, C_BID_MARGIN, C_BID_MARGIN_SHORT, C_KONTRA_MARGIN, C_RE_VALUE = range(25, 31)
+
+# The value table (bidding by value) sits behind the named entries, from VALUES_AT on (room is left for the
+# entries of strategies built on this one, such as pimc), filled from the ruleset by :func:`bind_rules`:
+# declarer values [kind][forehand?][score bin], then defender values [kind][score bin], in Rufspiel base prices.
+N_KINDS = 6
+N_BINS = 64
+BIN_WIDTH = 0.25  # scores are sums of quarter units with the default weights: one bin per score
+VALUES_AT = 64
+DECLARER_AT = VALUES_AT
+DEFENDER_AT = DECLARER_AT + N_KINDS * 2 * N_BINS
+STAKE_AT = DEFENDER_AT + N_KINDS * N_BINS  # per kind: base price x paying seats, in Rufspiel base prices
+CONFIG_LEN = STAKE_AT + N_KINDS
 
 # ------------------------------------------------------------------------------------------ constants
 _OBERS = 0x10101010
@@ -270,123 +294,139 @@ def _sure_tout(hand, kind, suit, deck, strength, config):
 
 # ------------------------------------------------------------------------------------------------ bid
 
+NO_SCORE = -1e9  # the score of a contract kind the heuristic never declares with this hand
+
 
 @njit(cache=True, inline="always")
-def _best_contract(hand, seat, strength, params, config):
-    """(code, margin) of the highest-ranking contract whose score reaches its threshold, or (PASS, 0)."""
+def _kind_score(hand, seat, kind, deck, short, config):
+    """(score, suit) of ``hand`` for contract kind ``kind`` with its best suit (a Rufspiel: the suit to call), or
+    (NO_SCORE, -1) when the heuristic never declares it: no callable ace, no suit giving a Farbsolo
+    ``solo_min_trumps`` trumps, a Wenz or Geier without ``wg_min_stand`` standing side cards."""
+    if kind == 0:
+        call = _call_suit(hand, deck)
+        if call < 0:
+            return NO_SCORE, -1
+        return _hand_score(hand, 0, 0, seat, deck, config), call
+    if kind == 2 or kind == 3:
+        need = config[C_WG_MIN_STAND_SHORT] if short else config[C_WG_MIN_STAND]
+        if _n_standing(hand & ~_trump_mask(kind, 0, deck)) < need:
+            return NO_SCORE, -1
+        return _hand_score(hand, kind, 0, seat, deck, config), -1
+    solo_min = config[C_SOLO_MIN_TRUMPS_SHORT] if short else config[C_SOLO_MIN_TRUMPS]
+    best = NO_SCORE
+    best_suit = -1
+    for t in range(4):
+        if kind == 1 and popcount(hand & _trump_mask(1, t, deck)) < solo_min:
+            continue
+        x = _hand_score(hand, kind, t, seat, deck, config)
+        if x > best:
+            best = x
+            best_suit = t
+    return best, best_suit
+
+
+@njit(cache=True, inline="always")
+def score_bin(score):
+    """The value table's bin of a hand score (``BIN_WIDTH`` wide from 0, the last bin open-ended)."""
+    b = np.int64(score * (1.0 / BIN_WIDTH))
+    return min(max(b, 0), N_BINS - 1)
+
+
+@njit(cache=True, inline="always")
+def declarer_value(config, kind, seat, score):
+    """The expected payout (Rufspiel base prices) to a declarer of ``kind`` at ``seat`` with ``score``."""
+    return config[DECLARER_AT + (2 * kind + (1 if seat == 0 else 0)) * N_BINS + score_bin(score)]
+
+
+@njit(cache=True, inline="always")
+def defender_value(config, kind, score):
+    """The expected payout (Rufspiel base prices) to a defender of ``kind`` with his own ``score`` in it."""
+    return config[DEFENDER_AT + kind * N_BINS + score_bin(score)]
+
+
+@njit(cache=True, inline="always")
+def _by_value(config, n_config, entry):
+    """Declaring (``entry`` C_BIDDING) or doubling (C_DOUBLING) by value: chosen in the config, and the value table
+    bound (simkit.strategies.values.bind)."""
+    return config[entry] == 1.0 and n_config >= CONFIG_LEN
+
+
+@njit(cache=True, inline="always")
+def _best_contract(hand, seat, strength, params, config, n_config, min_rank):
+    """The heuristic's declaration of a higher rank than ``min_rank``, or PASS.
+
+    By thresholds: the highest-ranking enabled contract whose score reaches its threshold (PASS when that one does
+    not outrank ``min_rank``). By value: the contract of the highest expected payout among those that outrank
+    ``min_rank`` and expect at least ``bid_margin`` times their stake (ties: the higher rank)."""
     deck = params[_P_DECK_MASK]
     enabled = params[_P_ENABLED]
-    # Ober/Unter part and per-suit parts of the Rufspiel/Farbsolo score, computed once: in these contracts a
-    # suit is either the trump suit (its non-Ober/Unter cards count as trumps) or a side suit (standing cards,
-    # void).
-    n_ou = popcount(hand & _OU)
-    ou_score = (config[C_W_TRUMP] * n_ou + config[C_W_OBER] * popcount(hand & _OBERS)
-                + config[C_W_UNTER] * popcount(hand & _UNTERS) + config[C_W_TOP] * popcount(hand & 0x1010))
-    side = hand & ~_OU
-    tot_side = 0.0
-    n_s0 = popcount(side & _SUIT0)
-    n_s1 = popcount(side & (_SUIT0 << 8))
-    n_s2 = popcount(side & (_SUIT0 << 16))
-    n_s3 = popcount(side & (_SUIT0 << 24))
-    w_stand = config[C_W_STAND]
-    w_void = config[C_W_VOID]
-    st0 = w_stand * _n_standing(side & 0xFF)
-    st1 = w_stand * _n_standing(side & 0xFF00)
-    st2 = w_stand * _n_standing(side & 0xFF0000)
-    st3 = w_stand * _n_standing(side & 0xFF000000)
-    tot_side = st0 + st1 + st2 + st3
-    n_void = (n_s0 == 0) + (n_s1 == 0) + (n_s2 == 0) + (n_s3 == 0)
-    fore = config[C_W_FOREHAND] if seat == 0 else 0.0
     short = popcount(deck) != 32
+    value = _by_value(config, n_config, C_BIDDING)
     shift = config[C_SHORT_SHIFT] if short else 0.0
-    solo_min = config[C_SOLO_MIN_TRUMPS_SHORT] if short else config[C_SOLO_MIN_TRUMPS]
+    margin = config[C_BID_MARGIN_SHORT] if short else config[C_BID_MARGIN]
+    best_code = PASS
+    best_e = 0.0
     for kind in _KINDS_HIGH_FIRST:
         if not (enabled >> kind) & 1:
             continue
-        th = config[C_TH_RUFSPIEL + kind] - shift
-        if kind == 0 or kind == 1:
-            best_suit = -1
-            sc = -1e9
-            for t in range(4):
-                if kind == 0 and t != 2:
-                    continue
-                if t == 0:
-                    nt, st = n_s0, st0
-                elif t == 1:
-                    nt, st = n_s1, st1
-                elif t == 2:
-                    nt, st = n_s2, st2
-                else:
-                    nt, st = n_s3, st3
-                if kind == 1 and n_ou + nt < solo_min:
-                    continue
-                x = ou_score + config[C_W_TRUMP] * nt + tot_side - st
-                if n_ou + nt >= 2:
-                    x += w_void * (n_void - (1 if nt == 0 else 0))
-                if kind == 1:
-                    x += fore
-                if x > sc:
-                    sc = x
-                    best_suit = t
-            if sc < th:
+        sc, suit = _kind_score(hand, seat, kind, deck, short, config)
+        if sc == NO_SCORE:
+            continue
+        if value:
+            if _bid_rank(bid_code(kind, suit, False)) <= min_rank:
                 continue
-            if kind == 0:
-                call = _call_suit(hand, deck)
-                if call < 0:
-                    continue
-                return bid_code(0, call, False), sc - th
-        elif kind == 2 or kind == 3:
-            sc = _hand_score(hand, kind, 0, seat, deck, config)
-            best_suit = -1
-            need = config[C_WG_MIN_STAND_SHORT] if short else config[C_WG_MIN_STAND]
-            if sc < th or _n_standing(hand & ~_trump_mask(kind, 0, deck)) < need:
+            e = declarer_value(config, kind, seat, sc)
+            if e < margin * config[STAKE_AT + kind]:
                 continue
-        else:
-            sc = -1e9
-            best_suit = 0
-            for t in range(4):
-                x = _hand_score(hand, kind, t, seat, deck, config)
-                if x > sc:
-                    sc = x
-                    best_suit = t
-            if sc < th:
-                continue
-        tout = params[_P_TOUT_ALLOWED] != 0 and _sure_tout(hand, kind, best_suit, deck, strength, config)
-        return bid_code(kind, best_suit, tout), sc - th
-    return PASS, 0.0
+            if e > best_e or best_code == PASS:
+                best_e = e
+                best_code = bid_code(kind, suit, False)
+        elif sc >= config[C_TH_RUFSPIEL + kind] - shift:
+            best_code = bid_code(kind, suit, False)
+            break
+    if best_code == PASS:
+        return PASS
+    kind = bid_kind(best_code)
+    suit = bid_suit(best_code)
+    if params[_P_TOUT_ALLOWED] != 0 and kind != 0 and _sure_tout(hand, kind, suit, deck, strength, config):
+        best_code = bid_code(kind, suit, True)
+    if _bid_rank(best_code) <= min_rank:  # an earlier seat wins ties: my bid would simply lose
+        return PASS
+    return best_code
 
 
 @njit(cache=True, inline="always")
-def _bid(hand, seat, info, strength, params, config):
-    code, _ = _best_contract(hand, seat, strength, params, config)
-    if code == PASS:
-        return PASS
-    mine = _bid_rank(code)
+def _bid(hand, seat, info, strength, params, config, n_config):
+    min_rank = -1
     for s in range(seat):
-        if _bid_rank(info[I_BIDS + s]) >= mine:  # an earlier seat wins ties: my bid would simply lose
-            return PASS
-    return code
+        min_rank = max(min_rank, _bid_rank(info[I_BIDS + s]))
+    return _best_contract(hand, seat, strength, params, config, n_config, min_rank)
 
 
 # --------------------------------------------------------------------------------------------- double
 
 
 @njit(cache=True, inline="always")
-def _double(hand, seat, info, params, config):
+def _double(hand, seat, info, params, config, n_config):
     kind = info[I_KIND]
     suit = info[I_SUIT]
     decl = info[I_DECLARER]
     deck = params[_P_DECK_MASK]
     declaring_side = seat == decl or (kind == 0 and ((hand >> (8 * suit + 7)) & 1) == 1)
     sc = _hand_score(hand, kind, suit if kind != 0 else 0, seat, deck, config)
+    value = _by_value(config, n_config, C_DOUBLING)
     shift = config[C_SHORT_SHIFT] if popcount(deck) != 32 else 0.0
     if info[I_DOUBLINGS] == 0:
         if declaring_side:
             return 0
+        if value:
+            return 1 if defender_value(config, kind, sc) >= config[C_KONTRA_MARGIN] else 0
         th = config[C_KONTRA_RUFSPIEL] if kind == 0 else config[C_KONTRA_SOLO]
         return 1 if sc >= th - shift else 0
     if not declaring_side:
         return 0
+    if value:
+        return 1 if declarer_value(config, kind, seat, sc) >= config[C_RE_VALUE] else 0
     return 1 if sc >= config[C_TH_RUFSPIEL + kind] + config[C_RE_MARGIN] - shift else 0
 
 
@@ -678,23 +718,23 @@ def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, dec
 _P = types.CPointer
 #: signatures of :func:`bid_kernel` and :func:`double_kernel`
 BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
-                             _P(types.float64))
+                             _P(types.float64), types.int64)
 DOUBLE_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int64), types.int64,
-                                _P(types.float64))
+                                _P(types.float64), types.int64)
 
 
 @njit(BID_KERNEL_SIG, cache=True)
-def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p):
+def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p, n_config):
     """:func:`bid` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
     return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
-                carray(params_p, (n_params,)), carray(config_p, (_N_CONFIG,)))
+                carray(params_p, (n_params,)), carray(config_p, (n_config,)), n_config)
 
 
 @njit(DOUBLE_KERNEL_SIG, cache=True)
-def double_kernel(hand, seat, info_p, params_p, n_params, config_p):
+def double_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
     """:func:`double` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
     return _double(hand, seat, carray(info_p, (INFO_SIZE,)), carray(params_p, (n_params,)),
-                   carray(config_p, (_N_CONFIG,)))
+                   carray(config_p, (n_config,)), n_config)
 
 
 # The api entry points call the kernel entries (each decision body is compiled once: cold compile time).
@@ -703,12 +743,13 @@ def double_kernel(hand, seat, info_p, params_p, n_params, config_p):
 @njit(BID_SIG, cache=True)
 def bid(hand, seat, info, strength, eff_suit, params, config):
     return bid_kernel(hand, seat, data_ptr(info), data_ptr(strength), data_ptr(params), params.shape[0],
-                      data_ptr(config))
+                      data_ptr(config), config.shape[0])
 
 
 @njit(DOUBLE_SIG, cache=True)
 def double(hand, seat, info, strength, eff_suit, params, config):
-    return double_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config))
+    return double_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config),
+                         config.shape[0])
 
 
 @njit(PLAY_SIG, cache=True)

@@ -7,9 +7,10 @@ Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and part
 best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
 card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
 
-Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's). Not built yet: a bidder that
-values each declaration on sampled worlds (a solve of each world's opening per declaration, far slower than a
-deal's play without a prefilter), and bidding that follows the tariff (the heuristic's thresholds ignore it).
+Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's): by the value table of the
+ruleset's tariff (simkit.strategies.values), so they follow the tariff. Not built: a bidder that values each
+declaration on sampled worlds (a solve of each world's opening per declaration, far slower than a deal's play
+without a prefilter).
 
 Reproducible: the worlds are drawn from the seat's own random stream, and every decision starts a fresh generation
 of the solver's table, so a choice depends only on what the seat knows and its stream, never on what the process
@@ -92,7 +93,8 @@ PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW
 
 _HERE = Path(__file__).resolve().parent
 _PKG = _HERE.parent
-DEPENDENCIES = [_HERE / f for f in ("pimc.py", "worlds.py", "api.py")] + [
+# heuristic.py too: its config length places pimc's entries (C_WORLDS, ...), constants compiled into _decide
+DEPENDENCIES = [_HERE / f for f in ("pimc.py", "worlds.py", "api.py", "heuristic.py")] + [
     _PKG / "engine" / f for f in ("kernel.py", "bits.py")] + [
     _PKG / "solver" / f for f in ("search.py", "values.py", "bulk.py", "jit.py")]
 
