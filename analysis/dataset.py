@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from analysis.features import FEATURES, hand_features, shape_label
-from analysis.stats import mean_interval, wilson
+from simkit.stats import mean_interval, wilson
 from simkit.rules.contracts import KIND_LABELS, KIND_NAMES, Contract
 from simkit.rules.ruleset import Ruleset, ruleset_from_dict
 

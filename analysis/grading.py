@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from analysis.report import Section, _grid, _png, write
-from analysis.stats import mean_interval, wilson
+from simkit.stats import mean_interval, wilson
 
 ROLES = ("declarer", "partner", "defender")
 SWING_GAMES = 8  # games drawn in the "value through the game" chart

@@ -23,7 +23,7 @@ from analysis.dataset import (
     label,
 )
 from analysis.exact import exact_laufende
-from analysis.stats import chi_square_gof, diff_means, diff_proportions, wilson
+from simkit.stats import chi_square_gof, diff_means, diff_proportions, wilson
 from simkit.rules.contracts import KIND_NAMES, Contract
 
 DEFAULT_KEYS = ["contract", "tout"]
@@ -84,7 +84,7 @@ def seat_effects(ds) -> pl.DataFrame:
 def seat_summary(ds) -> pl.DataFrame:
     """Per seat over all deals (passed included): how often it declares, and its mean payout per deal with a 95%
     interval (whatever its role)."""
-    from analysis.stats import mean_interval
+    from simkit.stats import mean_interval
 
     ds = as_dataset(ds)
     aggs = []
@@ -251,7 +251,7 @@ def double_dummy(ds) -> pl.DataFrame:
                          gap=pl.col("dd_points").cast(pl.Int64) - pl.col("declarer_points").cast(pl.Int64))
            .group_by(DEFAULT_KEYS).agg(pl.len().alias("n"), pl.col("gap").sum().alias("s"),
                                        (pl.col("gap") ** 2).sum().alias("q")).collect())
-    from analysis.stats import mean_interval
+    from simkit.stats import mean_interval
 
     m, lo, hi = mean_interval(gap["n"].to_numpy(), gap["s"].to_numpy().astype(np.float64),
                               gap["q"].to_numpy().astype(np.float64))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass
@@ -261,9 +260,9 @@ def kernel_all_heuristic(n: int, seed: int, rules: Ruleset | None = None):
 
 def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     """Mean and the normal 95% confidence interval of the mean."""
-    m = float(np.mean(x))
-    half = 1.96 * float(np.std(x, ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("inf")
-    return m, m - half, m + half
+    from simkit.stats import mean_interval_of
+
+    return mean_interval_of(x)
 
 
 def contract_stats(kinds: np.ndarray, won: np.ndarray) -> dict:

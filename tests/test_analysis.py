@@ -13,7 +13,7 @@ import analysis as an
 from analysis.dataset import Dataset
 from analysis.exact import laufende_distribution
 from analysis.features import hand_features, shape_label
-from analysis.stats import chi2_sf, chi_square_gof, diff_proportions, mean_interval, wilson
+from simkit.stats import chi2_sf, chi_square_gof, diff_proportions, mean_interval, wilson
 from simkit.cards import parse_hand
 from simkit.rules import Contract
 from simkit.sim import RunOptions, run

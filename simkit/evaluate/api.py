@@ -32,8 +32,8 @@ from numba import njit
 from simkit.engine.jitcache import source_stamp, stamp
 from simkit.engine.rng import STREAM_DEAL, below, stream_state
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.stats import mean_interval_of, wilson
 
-Z95 = 1.959963984540054
 PLAY_DD = "dd"
 CHUNK = 20_000  # deals a task with a strategy's play
 PARALLEL_MIN_GAMES = 500_000  # fewer games (deals x options) are played in this process (forking costs more)
@@ -226,27 +226,6 @@ def _dd_figures(g, rules, seat, ws):
 
 # ---------------------------------------------------------------------------------------------- figures
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The Wilson 95% interval of a share of k in n."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = k / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
-
-
-def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
-    """Mean and its normal 95% interval."""
-    n = x.size
-    mean = float(x.mean()) if n else float("nan")
-    if n < 2:
-        return mean, float("nan"), float("nan")
-    half = Z95 * float(x.std(ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half
-
-
 # ------------------------------------------------------------------------------------------------ API
 
 @dataclass
@@ -325,7 +304,7 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     rows = []
     for j, opt in enumerate(options):
         c = opt.contract
-        mean, lo, hi = mean_interval(pay[j])
+        mean, lo, hi = mean_interval_of(pay[j])
         row = dict(declaration=opt.label, kind=KIND_NAMES[c.kind] if c else None,
                    suit=_suit_name(c.suit) if c and c.suit is not None else None, tout=bool(c and c.tout),
                    payout=mean, payout_low=lo, payout_high=hi)
@@ -341,7 +320,7 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
         rows[j]["recommended"] = j == best
     from simkit.cards import format_hand
 
-    d, dlo, dhi = mean_interval(pay[best] - pay[second]) if second is not None else (float("nan"),) * 3
+    d, dlo, dhi = mean_interval_of(pay[best] - pay[second]) if second is not None else (float("nan"),) * 3
     attrs = dict(hand=format_hand(mask), seat=seat, deals=n, play=play, seed=int(seed), rules=rules.name,
                  recommendation=options[best].label, runner_up=options[second].label if second is not None else None,
                  difference=d, difference_low=dlo, difference_high=dhi)

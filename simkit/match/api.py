@@ -11,7 +11,6 @@ the seed, the deals and the strategies, never on the number of workers or the ch
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -21,8 +20,8 @@ import numpy as np
 
 from simkit.match.duplicate import ROLES, contract_labels, play_both_seatings
 from simkit.parallel import map_jobs
+from simkit.stats import mean_interval
 
-Z95 = 1.959963984540054
 CHUNK = 20_000  # deals a task: every pair plays them in both seatings
 
 
@@ -49,9 +48,8 @@ class _Moments:
     def interval(self) -> tuple[float, float]:
         if self.n < 2:
             return float("nan"), float("nan")
-        var = max(self.q - self.n * self.mean ** 2, 0.0) / (self.n - 1)
-        half = Z95 * math.sqrt(var / self.n)
-        return self.mean - half, self.mean + half
+        _, low, high = mean_interval(self.n, self.s, self.q)
+        return float(low), float(high)
 
 
 @dataclass

@@ -21,15 +21,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    if n == 0:
-        return (math.nan, math.nan)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
+from simkit.stats import wilson
 
 
 def tables(run: str | Path) -> dict[str, pd.DataFrame]:

@@ -1,8 +1,8 @@
-"""Intervals and tests used by the analysis tables (numpy only; no scipy).
+"""Intervals and tests used by the reports, matches and evaluations (numpy only; no scipy).
 
 * :func:`wilson` - 95% Wilson score interval of a proportion (good coverage even for small n or p near 0/1).
 * :func:`mean_interval` - normal interval of a mean from count, sum and sum of squares (so that partial sums from
-  batches can be merged before the interval is taken).
+  batches can be merged before the interval is taken); :func:`mean_interval_of` the same from the values.
 * :func:`diff_proportions` - Newcombe's hybrid score interval for p1 - p2 (built from the two Wilson intervals).
 * :func:`chi2_sf` - upper tail of the chi-square distribution (regularized incomplete gamma).
 * :func:`chi_square_gof` - Pearson goodness of fit of observed counts to exact probabilities, pooling rare cells.
@@ -18,7 +18,8 @@ Z95 = 1.959963984540054
 
 
 def wilson(wins, n, z: float = Z95):
-    """(low, high) arrays of the Wilson score interval; NaN where n == 0."""
+    """(low, high) of the Wilson score interval, arrays (floats for scalars); exactly 0 at no wins, 1 at all wins;
+    NaN where n == 0."""
     wins = np.asarray(wins, np.float64)
     n = np.asarray(n, np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -27,7 +28,12 @@ def wilson(wins, n, z: float = Z95):
         den = 1.0 + z2 / n
         centre = (p + z2 / (2 * n)) / den
         half = z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / den
-    return centre - half, centre + half
+        low = np.where(wins == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        high = np.where(wins == n, 1.0, np.clip(centre + half, 0.0, 1.0))
+    low, high = np.where(n == 0, np.nan, low), np.where(n == 0, np.nan, high)
+    if low.ndim == 0:  # scalars in, floats out
+        return float(low), float(high)
+    return low, high
 
 
 def mean_sd(n, s, sq):
@@ -46,6 +52,16 @@ def mean_interval(n, s, sq, z: float = Z95):
     mean, sd = mean_sd(n, s, sq)
     with np.errstate(invalid="ignore", divide="ignore"):
         half = z * sd / np.sqrt(np.asarray(n, np.float64))
+    return mean, mean - half, mean + half
+
+
+def mean_interval_of(x, z: float = Z95) -> tuple[float, float, float]:
+    """(mean, low, high) of the values ``x``: the mean +- z standard errors (sample variance; NaN below 2 values)."""
+    x = np.asarray(x, np.float64)
+    mean = float(x.mean()) if x.size else float("nan")
+    if x.size < 2:
+        return mean, float("nan"), float("nan")
+    half = z * float(x.std(ddof=1)) / math.sqrt(x.size)
     return mean, mean - half, mean + half
 
 
