@@ -432,18 +432,11 @@ def solve_openings(seed: int, start: int, n: int, ruleset=None, *, objective: st
     bounds = [start + n * w // workers for w in range(workers + 1)]
     jobs = [(seed, a, b - a, rules, objective, cards, tuple(seats), contract, declarer, node_limit)
             for a, b in zip(bounds, bounds[1:]) if b > a]
-    if len(jobs) <= 1:
-        parts = [_solve_openings_part(*j) for j in jobs]
-    else:
-        import multiprocessing as mp
-        import threading
-        from concurrent.futures import ProcessPoolExecutor
-
+    if len(jobs) > 1:  # load the kernels once here, so the forked workers inherit them
         _solve_openings_part(seed, start, 0, rules, objective, cards, tuple(seats), contract, declarer, None)
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1
-                             else "spawn")
-        with ProcessPoolExecutor(max_workers=len(jobs), mp_context=ctx) as pool:
-            parts = list(pool.map(_solve_openings_part, *zip(*jobs)))
+    from simkit.parallel import map_jobs
+
+    parts = list(map_jobs(_solve_openings_part, jobs, len(jobs)))
     if not parts:
         return {}
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
