@@ -42,6 +42,7 @@ def profile(preset: str, games: int) -> list[dict]:
 
     rules = load_ruleset(preset)
     strat = resolve("pimc")
+    config = strat.config_for(rules)  # as the kernel has it (with the value table)
     g = play_games(SEED, 0, games, rules, seats=strat, trace=True)
     t = tables_for(rules)
     _, pw = pimc._python_context(t.strength, t.eff_suit, t.params)  # the workspace pimc.play uses
@@ -57,11 +58,11 @@ def profile(preset: str, games: int) -> list[dict]:
             if legal & (legal - 1) == 0:
                 return game.plays[i]
             hc = int(heuristic.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
-                                    t.params, strat.config))
+                                    t.params, config))
             n0 = int(stats[ST_PLY:].sum())
             t0 = time.perf_counter()
-            pimc.decide(np.int64(hand), np.int64(legal), np.int64(seat), info, t.eff_suit, t.params, strat.config,
-                        np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points,
+            pimc.decide(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, t.params,
+                        config, np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points,
                         pw)
             a = acc[i // 4]
             a += (1, time.perf_counter() - t0, pw[pimc.PW_THR][16], int(stats[ST_PLY:].sum()) - n0)

@@ -270,11 +270,14 @@ def test_kernel_and_record_path_choose_alike(kind):
     assert agreed >= 6
 
 
-def test_choice_ignores_the_hidden_hands():
-    """At a decision, every world the seat cannot tell apart from the real one (same hand, same public history)
-    gives the same choice: the hidden cards are permuted among the consistent worlds, the rest of the game is
-    finished with any legal cards, and pimc is asked through the record path."""
+@pytest.mark.parametrize("bid_weight", [1.0, 0.25])
+def test_choice_ignores_the_hidden_hands(bid_weight):
+    """At a decision, every world the seat cannot tell apart from the real one (same hand, same public history,
+    same bids) gives the same choice: the hidden cards are permuted among the consistent worlds, the rest of the
+    game is finished with any legal cards, and pimc is asked through the record path. Also with worlds weighted by
+    the bids (the record path's bids: the declarer's declaration, the others' passes)."""
     strat = _small_pimc()
+    strat = strat.with_config(np.concatenate([strat.config[:pimc.C_BID_WEIGHT], [bid_weight]]))
     game, i, seat, hand, info = next(p for p in _uniformity_positions() if len(_enumerate(*p)) >= 3)
     pos = game.opening
     real = advise(strat, game)[i]
@@ -300,6 +303,36 @@ def test_choice_ignores_the_hidden_hands():
         assert advise(strat, other)[i] == real
         checked += 1
     assert checked >= 3
+
+
+def test_bid_weight_counts_the_seats_whose_bid_fits_their_hand():
+    """A world's weight: WEIGHT_ONE for each other seat whose bid the heuristic (pimc's bidder) would have made
+    with that world's hand, bid_weight x WEIGHT_ONE for each whose it would not."""
+    from simkit.engine.batch import tables_for
+    from simkit.engine.deal import deal_batch
+    from simkit.strategies import heuristic
+    from simkit.strategies.api import I_BIDS, INFO_SIZE, NOT_ASKED
+
+    rules = load_ruleset("sauspiel")
+    t = tables_for(rules)
+    config = resolve("pimc[bid_weight=0.25]").config_for(rules)
+    seen = set()
+    for hands in deal_batch(3, 0, 200, "long"):
+        info = np.zeros(INFO_SIZE, np.int64)
+        info[I_BIDS:I_BIDS + 4] = NOT_ASKED
+        fits = []
+        for s in range(4):  # the bids as the heuristic makes them, seat 0 first; seat 2's replaced by a pass
+            b = heuristic.bid(np.int64(hands[s]), s, info, t.strength, t.eff_suit, t.params, config)
+            info[I_BIDS + s] = -1 if s == 2 else b
+            fits.append(s != 2 or b == -1)
+        me = 1
+        want = 1
+        for s in (0, 2, 3):
+            want *= pimc.WEIGHT_ONE if fits[s] else 4  # 0.25 x 16
+        got = pimc._bid_weight(hands.astype(np.int64), me, info, t.strength, t.params, config, np.int64(4))
+        assert got == want
+        seen.add(got)
+    assert seen == {16 ** 3, 16 ** 2 * 4}  # seat 2 sometimes had a hand to bid with
 
 
 # ---------------------------------------------------------------------------------------- reproducible

@@ -55,7 +55,8 @@ def advise(strategy, game: GameRecord) -> list[int]:
     from simkit.strategies import StrategyError
 
     t = tables_for(game.opening.rules)
-    config = strategy.config if len(strategy.config) else np.zeros(1)
+    config = strategy.config_for(game.opening.rules)  # with what it learned for the rules (the value table)
+    config = config if len(config) else np.zeros(1)
     config = np.ascontiguousarray(config, np.float64)
 
     def ask(i, seat, hand, legal, info):

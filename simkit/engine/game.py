@@ -390,8 +390,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     else:  # the heuristic's card is pimc's tie-break
                         hc = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                      htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        c = _pimc_decide(hand, legal, seat, info, eff_suit, params, configs[seat], hc, suit_mask,
-                                         lorder, n_trumps, lauf_min, base_price, points, pimc_ws)
+                        c = _pimc_decide(hand, legal, seat, info, strength, eff_suit, params, configs[seat], hc,
+                                         suit_mask, lorder, n_trumps, lauf_min, base_price, points, pimc_ws)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)

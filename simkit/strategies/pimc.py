@@ -49,6 +49,7 @@ from simkit.solver.values import OBJ_LEVEL, card_values, init_position
 from simkit.solver.bulk import to_rank_space
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.api import (
+    I_BIDS,
     I_DECLARER,
     I_DOUBLINGS,
     I_HAND_SIZE,
@@ -59,6 +60,7 @@ from simkit.strategies.api import (
     I_TOUT,
     I_TRICK_NO,
     I_VARIANT,
+    NOT_ASKED,
 )
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
@@ -73,6 +75,8 @@ _OWN = (
                               "up, and a world whose own solve needs more is left out"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
+    ("bid_weight", 1.0, "a world's weight is multiplied by this for each other seat whose bid the heuristic would "
+                        "not have made with that world's hand (1: all worlds alike; 0: such worlds are redrawn)"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -81,6 +85,8 @@ CONFIG_DOC = {**_heuristic.CONFIG_DOC, **{c[0]: c[2] for c in _OWN}}
 C_WORLDS = N_HEURISTIC
 C_NODE_BUDGET = N_HEURISTIC + 1
 C_WIN_ONLY_TRICKS = N_HEURISTIC + 2
+C_BID_WEIGHT = N_HEURISTIC + 3
+WEIGHT_ONE = 16  # a world's weight per seat whose bid fits its hand; bid_weight is taken in sixteenths of it
 
 bid = _heuristic.bid
 double = _heuristic.double
@@ -89,7 +95,7 @@ DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are s
 
 # the workspace tuple (see :func:`workspace`)
 PW_TABS, PW_SUIT, PW_ID, PW_TT, PW_FR, PW_MOVES, PW_KEYS, PW_STATS = range(8)
-PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR = range(8, 18)
+PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR, PW_DEALT = range(8, 19)
 
 _HERE = Path(__file__).resolve().parent
 _PKG = _HERE.parent
@@ -121,8 +127,21 @@ def _cost(c, v, points, eff_suit):
     return np.int64(points[c]) * 64 + (32 if eff_suit[v, c] == 4 else 0) + c
 
 
-def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_mask, lorder, n_trumps, lauf_min,
-            base_price, points, pw):
+@njit(cache=True, inline="always")
+def _bid_weight(h, seat, info, strength, params, config, w_miss):
+    """The weight of a world with dealt hands ``h`` (4 masks): WEIGHT_ONE per other seat whose bid the heuristic
+    (pimc's own bidder, under this config) would have made with that hand, ``w_miss`` per seat whose it would not."""
+    w = np.int64(1)
+    for s2 in range(4):
+        if s2 == seat:
+            continue
+        fits = _heuristic._bid(h[s2], s2, info, strength, params, config, config.shape[0]) == info[I_BIDS + s2]
+        w *= WEIGHT_ONE if fits else w_miss
+    return w
+
+
+def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, suit_mask, lorder, n_trumps,
+            lauf_min, base_price, points, pw):
     """The card pimc plays (``legal`` has at least two cards; ``heur_card`` is the heuristic's choice, the
     tie-break and the fallback). Also leaves, in ``pw[PW_SUMS]``, the summed payout of each legal card and in
     ``pw[PW_THR][16]`` the number of worlds solved."""
@@ -188,8 +207,12 @@ def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_m
     guess = np.int64(n_thr // 2 + 1)
     solved = 0
     used = np.int64(0)  # nodes searched in this decision
-    for _ in range(n_worlds):
-        if used >= budget:
+    # weighting by the bids: only when the bids were made (not in forced games) and bid_weight < 1
+    w_miss = np.int64(round(config[C_BID_WEIGHT] * WEIGHT_ONE))
+    weigh = w_miss < WEIGHT_ONE and info[I_BIDS + seat] != NOT_ASKED
+    dealt = pw[PW_DEALT]
+    for _ in range(n_worlds * (4 if weigh and w_miss == 0 else 1)):  # redraws for worlds weighing 0
+        if used >= budget or solved >= n_worlds:
             break
         if draw_world(hand, seat, work, counts, pw[PW_BINOM], info, world) < 0:
             break
@@ -198,6 +221,12 @@ def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_m
         h1 = world[1] | info[I_PLAYED_BY + 1]
         h2 = world[2] | info[I_PLAYED_BY + 2]
         h3 = world[3] | info[I_PLAYED_BY + 3]
+        weight = np.int64(1)
+        if weigh:
+            dealt[0], dealt[1], dealt[2], dealt[3] = h0, h1, h2, h3
+            weight = _bid_weight(dealt, seat, info, strength, params, config, w_miss)
+            if weight == 0:
+                continue
         partner = -1
         if called >= 0:
             if h0 & ace_bit:
@@ -247,7 +276,7 @@ def _decide(hand, legal, seat, info, eff_suit, params, config, heur_card, suit_m
         while m != 0:
             c = cttz(m)
             m &= m - 1
-            sums[c] += thr[10 + vals[idv[c]]]
+            sums[c] += weight * thr[10 + vals[idv[c]]]
         guess = vals[idv[heur_card]]
     thr[16] = solved
     if solved == 0:
@@ -282,7 +311,7 @@ def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
     return (st.tabs, st.suit_mask, st.id_of, w.table, w.frames, w.moves, w.keys, w.stats,
             np.zeros(W_SIZE, np.int64), np.zeros(COUNT_SHAPE, np.int64), BINOM.copy(), np.zeros(4, np.int64),
             np.zeros(NS, np.int64), np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64),
-            np.zeros(32, np.int64), np.zeros(17, np.int64))
+            np.zeros(32, np.int64), np.zeros(17, np.int64), np.zeros(4, np.int64))
 
 
 def empty_workspace() -> tuple:
@@ -294,7 +323,7 @@ def empty_workspace() -> tuple:
     return (z((1, N_TABS, 32), np.int64), z((1, 5), np.uint32), z((1, 32), np.int64), z((2, 4), np.int64),
             z((MAX_PLY, NF), np.int64), z((MAX_PLY, 8), np.int8), z(8, np.int64), z(N_STATS, np.int64),
             z(W_SIZE, np.int64), z((8, 9, 9, 9), np.int64), z((33, 33), np.int64), z(4, np.int64), z(NS, np.int64),
-            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64))
+            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64), z(4, np.int64))
 
 
 def _arr(dtype, ndim):
@@ -306,7 +335,7 @@ _I64 = types.int64
 WORKSPACE_TYPE = types.Tuple([
     _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
-    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
 
 
 # --------------------------------------------------------------------------- asked from Python (records)
@@ -337,5 +366,5 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
         return (legal & -legal).bit_length() - 1
     t, pw = _python_context(strength, eff_suit, params)
     hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
-    return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, eff_suit, params, config,
+    return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config,
                       np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw))
