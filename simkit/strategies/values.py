@@ -5,12 +5,13 @@ the ruleset's tariff** instead of fixed score thresholds (config entry ``bidding
 looked up by the hand's heuristic score for the contract kind (simkit.strategies.heuristic, "hand score") in a
 **value table** learned here:
 
-* **Counts** (:func:`build_counts`): deal ``deals`` random deals; for every contract kind, the seat whose score for
-  it is highest (its best suit; a Rufspiel: the suit it would call) declares it, forced, on those hands, and the
-  heuristic plays it out at every seat without doublings. Each game adds one count to the declarer's cell
-  [kind, forehand?, score bin, outcome level, Laufende] and one to each defender's cell [kind, his own score bin,
-  level, Laufende]. Levels are those of the solver's payout chain: lost Schwarz, lost Schneider, lost, won, won
-  Schneider, won Schwarz.
+* **Counts** (:func:`build_counts`): deal ``deals`` random deals; for every contract kind, every seat that may
+  declare it (the heuristic's candidates: its best suit; a Rufspiel calls the suit it would call) declares it,
+  forced, on those hands, and the heuristic plays it out at every seat without doublings. Each game adds one count
+  to the declarer's cell [kind, forehand?, score bin, outcome level, Laufende] and, when the declarer's score
+  reaches the kind's threshold ``th_*`` (a hand that gets declared), one to each defender's cell [kind, his own
+  score bin, level, Laufende]. Levels are those of the solver's payout chain: lost Schwarz, lost Schneider, lost,
+  won, won Schneider, won Schwarz.
 * The counts do not depend on the tariff: the heuristic's card play does not, and the games have no doublings. So
   one set of counts serves every tariff of a deck: **binding** a ruleset (:func:`tables`) prices each cell with
   the ruleset's tariff (Schneider, Schwarz, Laufende from its minimum on: simkit.solver.position.level_payouts),
@@ -19,7 +20,7 @@ looked up by the hand's heuristic score for the contract kind (simkit.strategies
   the declarer of a solo-type contract collects from three.
 * Which counts a ruleset uses depends only on what changes the play (:func:`play_key`: the deck and
   ``run_away_min``). The tables for the presets ship in ``simkit/rules/presets/values/``; for any other play key
-  they are built on first use (:data:`ON_DEMAND_DEALS` deals, about a minute) and cached in
+  they are built on first use (:data:`ON_DEMAND_DEALS` deals, about 15 s on two cores) and cached in
   ``~/.cache/simkit/values`` (``$SIMKIT_CACHE_DIR/values``). ``simkit values --build`` rebuilds one
   (docs/heuristic.md, "Bidding by value").
 
@@ -115,6 +116,7 @@ def _chunk_counts(rules, seed: int, start: int, n: int) -> tuple[np.ndarray, np.
     from simkit.engine.deal import deal_batch
     from simkit.engine.game import play_games
     from simkit.strategies import resolve
+
     deck = np.int64(_deck_mask(rules))
     config = h.DEFAULT_CONFIG
     hands = deal_batch(seed, start, n, rules.deck)
@@ -128,8 +130,8 @@ def _chunk_counts(rules, seed: int, start: int, n: int) -> tuple[np.ndarray, np.
     dfd = np.zeros((h.N_KINDS, h.N_BINS, N_LEVELS, N_LAUFENDE), np.int64)
     def_scores = np.empty((n, 4), np.float64)
     for k in range(h.N_KINDS):
-        # a declarer the threshold bidder would let play: the defenders' counts are taken against those only
-        bids = config[h.C_TH_RUFSPIEL + k] - (config[h.C_SHORT_SHIFT] if short else 0.0)
+        # the defenders' counts are taken against declarers who reach the kind's threshold (hands that get declared)
+        declared_from = config[h.C_TH_RUFSPIEL + k] - (config[h.C_SHORT_SHIFT] if short else 0.0)
         for seat in range(4):
             for suit in range(-1, 4):
                 idx = np.flatnonzero((suits[:, k, seat] == suit) & (scores[:, k, seat] != h.NO_SCORE))
@@ -149,7 +151,7 @@ def _chunk_counts(rules, seed: int, start: int, n: int) -> tuple[np.ndarray, np.
                 partner = rows["partner"][ok]
                 sc = def_scores[: len(idx)][ok]
                 for d in range(4):
-                    m = (partner != d) & (own >= bids)
+                    m = (partner != d) & (own >= declared_from)
                     if d != seat and m.any():
                         np.add.at(dfd, (k, _bins(sc[m, d]), level[m], lauf[m]), 1)
     return decl, dfd
