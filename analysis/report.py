@@ -501,7 +501,15 @@ def dd_section(ds: Dataset, tables: dict[str, pl.DataFrame], contracts: list[str
     return s
 
 
-def compare_section(a: Dataset, b: Dataset) -> tuple[Section, pl.DataFrame]:
+_CMP_FORMAT = {"games_a": ("games A", "int"), "games_b": ("games B", "int"), "win_rate_a": ("win A", "pct"),
+               "win_rate_b": ("win B", "pct"), "win_diff": ("diff", "pct"), "win_diff_low": ("95% low", "pct"),
+               "win_diff_high": ("95% high", "pct"), "payout_a": ("payout A", ".3f"),
+               "payout_b": ("payout B", ".3f"), "payout_diff": ("diff", ".3f"),
+               "payout_diff_low": ("95% low", ".3f"), "payout_diff_high": ("95% high", ".3f")}
+
+
+def compare_section(a: Dataset, b: Dataset) -> tuple[Section, dict[str, pl.DataFrame]]:
+    """The comparison A - B per contract and per declarer hand shape; returns the section and its tables."""
     cmp = _sort_contracts(compare(a, b))
     na, nb = a.name, b.name
     s = Section(f"Comparison: A = {na} vs B = {nb}",
@@ -509,16 +517,18 @@ def compare_section(a: Dataset, b: Dataset) -> tuple[Section, pl.DataFrame]:
                 f"B: strategies {', '.join(b.strategies)}, ruleset {(b.manifest.get('ruleset') or {}).get('name')}. "
                 "Differences A - B with 95% intervals (win rate: Newcombe hybrid score; mean payout: normal, "
                 "unequal variances). An interval that excludes 0 is a difference at the 5% level.")
-    s.tables.append(("", cmp, {"label": ("contract", None), "games_a": ("games A", "int"),
-                               "games_b": ("games B", "int"), "win_rate_a": ("win A", "pct"),
-                               "win_rate_b": ("win B", "pct"), "win_diff": ("diff", "pct"),
-                               "win_diff_low": ("95% low", "pct"), "win_diff_high": ("95% high", "pct"),
-                               "payout_a": ("payout A", ".3f"), "payout_b": ("payout B", ".3f"),
-                               "payout_diff": ("diff", ".3f"), "payout_diff_low": ("95% low", ".3f"),
-                               "payout_diff_high": ("95% high", ".3f")}))
+    s.tables.append(("", cmp, {"label": ("contract", None), **_CMP_FORMAT}))
     if cmp.filter(pl.col("win_diff").is_not_null()).height:
         s.figures.append(("compare", fig_compare(cmp, na, nb)))
-    return s, cmp
+    shapes = _sort_contracts(compare(a, b, by="shape"))
+    top = (shapes.filter(~pl.col("tout") & (pl.col("games_a") > 0) & (pl.col("games_b") > 0))
+           .sort("games_a", descending=True).group_by("contract", maintain_order=True).head(MAX_SHAPES))
+    top = _sort_contracts(top).sort("contract", "games_a", descending=[False, True])
+    if top.height:
+        s.tables.append((f"Per declarer hand shape (trumps, then side-suit lengths): the {MAX_SHAPES} most frequent "
+                         "shapes per contract; all shapes in tables/compare_by_shape.csv",
+                         top, {"label": ("contract", None), "shape": ("shape", None), **_CMP_FORMAT}))
+    return s, {"compare": cmp, "compare_by_shape": shapes}
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -631,15 +641,15 @@ def build_report(run, out, compare_with=None) -> Path:
     ds = as_dataset(run)
     sections, tables = run_sections(ds)
     if compare_with is not None:
-        s, cmp = compare_section(ds, as_dataset(compare_with))
+        s, cmp_tables = compare_section(ds, as_dataset(compare_with))
         sections.append(s)
-        tables["compare"] = cmp
+        tables.update(cmp_tables)
     return write(sections, tables, Path(out), f"simkit report: {ds.name}")
 
 
 def build_compare(run_a, run_b, out) -> Path:
     a, b = as_dataset(run_a), as_dataset(run_b)
-    s, cmp = compare_section(a, b)
+    s, cmp_tables = compare_section(a, b)
     prov = [Section("Provenance A", tables=[("", provenance(a), {"item": ("", None), "value": ("", None)})]),
             Section("Provenance B", tables=[("", provenance(b), {"item": ("", None), "value": ("", None)})])]
-    return write([s] + prov, {"compare": cmp}, Path(out), f"simkit compare: {a.name} vs {b.name}")
+    return write([s] + prov, cmp_tables, Path(out), f"simkit compare: {a.name} vs {b.name}")

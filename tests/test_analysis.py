@@ -269,6 +269,11 @@ def test_compare_cli_and_self_comparison(forced_runs, tmp_path):
     ruf = next(x for x in rows if x["contract"] == "rufspiel" and not x["tout"])
     assert ruf["win_diff_low"] <= ruf["win_diff"] <= ruf["win_diff_high"]
     assert (tmp_path / "c" / "report.html").is_file()
+    # per declarer hand shape too: every shape's games add up to the contract's
+    shapes = pl.read_csv(tmp_path / "c" / "tables" / "compare_by_shape.csv")
+    ruf_shapes = shapes.filter((pl.col("contract") == "rufspiel") & ~pl.col("tout"))
+    assert ruf_shapes["games_a"].sum() == ruf["games_a"] and ruf_shapes["games_b"].sum() == ruf["games_b"]
+    assert "Per declarer hand shape" in (tmp_path / "c" / "report.md").read_text()
 
 
 def test_bad_or_missing_dataset_is_a_one_line_error(tmp_path, forced_runs):
