@@ -107,6 +107,8 @@ def _value_bid(hand, seat, config, rules, min_rank=-1):
 def test_value_bids_follow_the_written_rule(rules):
     config = resolve("heuristic").config_for(rules)
     assert len(config) == h.CONFIG_LEN
+    assert np.array_equal(v.bind(config, rules), config)  # binding a bound config again changes nothing
+    assert len(resolve("heuristic[bidding=0,doubling=0]").config_for(rules)) == len(h.DEFAULT_CONFIG)
     tabs = build_tables(rules)
     hands = deal_batch(8, 0, 1500, rules.deck)
     seen = set()

@@ -326,10 +326,9 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     config = np.asarray(config, np.float64)
     if len(config) <= h.C_DOUBLING or (config[h.C_BIDDING] != 1.0 and config[h.C_DOUBLING] != 1.0):
         return config
-    if len(config) > h.VALUES_AT:
-        raise ValuesError(f"a config bidding by value has at most {h.VALUES_AT} named entries")
+    named = config[: h.VALUES_AT]  # a config bound before keeps its entries; its table is replaced
     out = np.zeros(h.CONFIG_LEN)
-    out[: len(config)] = config
+    out[: len(named)] = named
     out[h.VALUES_AT:] = tables(rules)
     return out
 
