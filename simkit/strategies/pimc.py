@@ -95,7 +95,7 @@ DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are s
 
 # the workspace tuple (see :func:`workspace`)
 PW_TABS, PW_SUIT, PW_ID, PW_TT, PW_FR, PW_MOVES, PW_KEYS, PW_STATS = range(8)
-PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR, PW_DEALT = range(8, 19)
+PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR = range(8, 18)
 
 _HERE = Path(__file__).resolve().parent
 _PKG = _HERE.parent
@@ -128,14 +128,16 @@ def _cost(c, v, points, eff_suit):
 
 
 @njit(cache=True, inline="always")
-def _bid_weight(h, seat, info, strength, params, config, w_miss):
-    """The weight of a world with dealt hands ``h`` (4 masks): WEIGHT_ONE per other seat whose bid the heuristic
-    (pimc's own bidder, under this config) would have made with that hand, ``w_miss`` per seat whose it would not."""
+def _bid_weight(world, seat, info, strength, params, config, w_miss):
+    """The weight of a world (``world``: the hidden hands now; with the cards each seat played, the hands as
+    dealt): WEIGHT_ONE per other seat whose bid the heuristic (pimc's own bidder, under this config) would have
+    made with its dealt hand, ``w_miss`` per seat whose it would not."""
     w = np.int64(1)
     for s2 in range(4):
         if s2 == seat:
             continue
-        fits = _heuristic._bid(h[s2], s2, info, strength, params, config, config.shape[0]) == info[I_BIDS + s2]
+        dealt = world[s2] | info[I_PLAYED_BY + s2]
+        fits = _heuristic._bid(dealt, s2, info, strength, params, config, config.shape[0]) == info[I_BIDS + s2]
         w *= WEIGHT_ONE if fits else w_miss
     return w
 
@@ -210,7 +212,6 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     # weighting by the bids: only when the bids were made (not in forced games) and bid_weight < 1
     w_miss = np.int64(round(config[C_BID_WEIGHT] * WEIGHT_ONE))
     weigh = w_miss < WEIGHT_ONE and info[I_BIDS + seat] != NOT_ASKED
-    dealt = pw[PW_DEALT]
     for _ in range(n_worlds * (4 if weigh and w_miss == 0 else 1)):  # redraws for worlds weighing 0
         if used >= budget or solved >= n_worlds:
             break
@@ -223,8 +224,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         h3 = world[3] | info[I_PLAYED_BY + 3]
         weight = np.int64(1)
         if weigh:
-            dealt[0], dealt[1], dealt[2], dealt[3] = h0, h1, h2, h3
-            weight = _bid_weight(dealt, seat, info, strength, params, config, w_miss)
+            weight = _bid_weight(world, seat, info, strength, params, config, w_miss)
             if weight == 0:
                 continue
         partner = -1
@@ -311,7 +311,7 @@ def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
     return (st.tabs, st.suit_mask, st.id_of, w.table, w.frames, w.moves, w.keys, w.stats,
             np.zeros(W_SIZE, np.int64), np.zeros(COUNT_SHAPE, np.int64), BINOM.copy(), np.zeros(4, np.int64),
             np.zeros(NS, np.int64), np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64),
-            np.zeros(32, np.int64), np.zeros(17, np.int64), np.zeros(4, np.int64))
+            np.zeros(32, np.int64), np.zeros(17, np.int64))
 
 
 def empty_workspace() -> tuple:
@@ -323,7 +323,7 @@ def empty_workspace() -> tuple:
     return (z((1, N_TABS, 32), np.int64), z((1, 5), np.uint32), z((1, 32), np.int64), z((2, 4), np.int64),
             z((MAX_PLY, NF), np.int64), z((MAX_PLY, 8), np.int8), z(8, np.int64), z(N_STATS, np.int64),
             z(W_SIZE, np.int64), z((8, 9, 9, 9), np.int64), z((33, 33), np.int64), z(4, np.int64), z(NS, np.int64),
-            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64), z(4, np.int64))
+            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64))
 
 
 def _arr(dtype, ndim):
@@ -335,7 +335,7 @@ _I64 = types.int64
 WORKSPACE_TYPE = types.Tuple([
     _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
-    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
 
 
 # --------------------------------------------------------------------------- asked from Python (records)
