@@ -28,6 +28,12 @@ KINDS_WITH_SUIT = frozenset({RUFSPIEL, SOLO, FARBWENZ, FARBGEIER})
 BID_ORDER = (RUFSPIEL, FARBGEIER, GEIER, FARBWENZ, WENZ, SOLO)
 
 
+def paying_seats(kind: int) -> int:
+    """How many seats pay the declarer the price (RULES.md 2.6): in a Rufspiel each defender pays one of the two
+    declarers, so the declarer collects one price; in a solo-type game all three defenders pay him."""
+    return 1 if kind == RUFSPIEL else 3
+
+
 class ContractError(ValueError):
     """A contract that does not exist or cannot be played as given."""
 

@@ -12,7 +12,7 @@ from functools import cached_property
 from simkit.cards import format_card
 from simkit.reference import Game, IllegalPlay, InvalidGame, count_laufende, price_of
 from simkit.replay import ReplayError, play_tricks, start_game
-from simkit.rules.contracts import RUFSPIEL, Contract
+from simkit.rules.contracts import Contract, paying_seats
 from simkit.rules.ruleset import Ruleset, Tariff, load_ruleset
 
 
@@ -117,7 +117,7 @@ class Position:
 def level_payouts(contract, tariff, laufende: int, doublings: int) -> tuple[int, ...]:
     """The declarer seat's payout at each level of the payout chain (six levels, lost schwarz .. won schwarz; two
     for a Tout), under ``tariff``."""
-    mult = 1 if contract.kind == RUFSPIEL else 3
+    mult = paying_seats(contract.kind)
 
     def pay(won, schneider=False, schwarz=False):
         price, _ = price_of(contract, tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,

@@ -85,7 +85,7 @@ C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SOLO_MIN_TRUMPS, C_SOLO_MIN_TRUMPS_SHORT
 C_BIDDING, C_DOUBLING, C_BID_MARGIN, C_BID_MARGIN_SHORT, C_KONTRA_MARGIN, C_RE_VALUE = range(25, 31)
 
 # The value table (bidding by value) sits behind the named entries, from VALUES_AT on (room is left for the
-# entries of strategies built on this one, such as pimc), filled from the ruleset by :func:`bind_rules`:
+# entries of strategies built on this one, such as pimc), filled from the ruleset by simkit.strategies.values.bind:
 # declarer values [kind][forehand?][score bin], then defender values [kind][score bin], in Rufspiel base prices.
 N_KINDS = 6
 N_BINS = 64

@@ -41,7 +41,10 @@ from numba import njit
 
 from simkit.engine.bits import popcount
 from simkit.engine.jitcache import source_stamp, stamp
-from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.cards import DECK_MASKS
+from simkit.rules.contracts import (
+    FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, KINDS_WITH_SUIT, RUFSPIEL, SOLO, WENZ, Contract, paying_seats,
+)
 from simkit.strategies import heuristic as h
 
 N_LEVELS = 6  # lost Schwarz, lost Schneider, lost, won, won Schneider, won Schwarz
@@ -117,7 +120,7 @@ def _chunk_counts(rules, seed: int, start: int, n: int) -> tuple[np.ndarray, np.
     from simkit.engine.game import play_games
     from simkit.strategies import resolve
 
-    deck = np.int64(_deck_mask(rules))
+    deck = np.int64(DECK_MASKS[rules.deck])
     config = h.DEFAULT_CONFIG
     hands = deal_batch(seed, start, n, rules.deck)
     # the card play is the heuristic's; it neither bids (forced) nor doubles here, so it needs no value table
@@ -158,13 +161,8 @@ def _chunk_counts(rules, seed: int, start: int, n: int) -> tuple[np.ndarray, np.
 
 
 def _bins(scores: np.ndarray) -> np.ndarray:
-    return np.clip((scores / h.BIN_WIDTH).astype(np.int64), 0, h.N_BINS - 1)
-
-
-def _deck_mask(rules) -> int:
-    from simkit.cards import DECK_MASKS
-
-    return DECK_MASKS[rules.deck]
+    """:func:`simkit.strategies.heuristic.score_bin` of every score."""
+    return np.clip((scores * (1.0 / h.BIN_WIDTH)).astype(np.int64), 0, h.N_BINS - 1)
 
 
 def _counting_rules(rules):
@@ -242,10 +240,14 @@ def counts_for(rules, progress_factory=None) -> dict:
     return counts
 
 
+def _wants_table(config) -> bool:
+    """Does this heuristic config declare or double by value (so it needs the value table)?"""
+    return len(config) > h.C_DOUBLING and (config[h.C_BIDDING] == 1.0 or config[h.C_DOUBLING] == 1.0)
+
+
 def uses_values(strategy) -> bool:
     """Does ``strategy`` (a :class:`simkit.strategies.Strategy`) bid or double from the value table?"""
-    c = strategy.config
-    return strategy.bind is bind and len(c) > h.C_DOUBLING and (c[h.C_BIDDING] == 1.0 or c[h.C_DOUBLING] == 1.0)
+    return strategy.bind is bind and _wants_table(strategy.config)
 
 
 def prepare(strategies, rules, progress_factory=None, note=None) -> None:
@@ -281,13 +283,17 @@ def _isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.concatenate([np.full(n, m) for m, _, n in blocks])
 
 
+def _contract(kind: int) -> Contract:
+    """A plain contract of ``kind`` (the suit, where it needs one, does not change its price)."""
+    return Contract(kind, 0 if kind in KINDS_WITH_SUIT else None)
+
+
 def _cell_payouts(rules, kind: int) -> np.ndarray:
     """float[N_LEVELS, N_LAUFENDE]: the declarer seat's payout per outcome level and Laufende count, no
     doublings, under ``rules``' tariff."""
     from simkit.solver.position import level_payouts
 
-    contract = Contract(kind, 0 if kind in (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER) else None)
-    return np.array([level_payouts(contract, rules.tariff, lauf, 0) for lauf in range(N_LAUFENDE)],
+    return np.array([level_payouts(_contract(kind), rules.tariff, lauf, 0) for lauf in range(N_LAUFENDE)],
                     np.float64).T
 
 
@@ -301,7 +307,7 @@ def priced(rules, counts: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     n_dfd = counts["defender"].sum(axis=(2, 3))
     for k in range(h.N_KINDS):
         pay = _cell_payouts(rules, k)
-        per_defender = -pay / (1 if k == RUFSPIEL else 3)
+        per_defender = -pay / paying_seats(k)
         with np.errstate(invalid="ignore", divide="ignore"):
             for f in range(2):
                 total = (counts["declarer"][k, f] * pay).sum(axis=(1, 2))
@@ -316,7 +322,7 @@ def tables(rules) -> np.ndarray:
     """float64[CONFIG_LEN - VALUES_AT]: the value table of ``rules`` as the heuristic's config holds it."""
     decl, dfd, _, _ = priced(rules, counts_for(rules))
     t = rules.tariff
-    stakes = [(t.base_rufspiel if k == RUFSPIEL else 3 * t.base_solo) / (t.base_rufspiel or 1) for k in range(6)]
+    stakes = [t.base(_contract(k)) * paying_seats(k) / (t.base_rufspiel or 1) for k in range(h.N_KINDS)]
     return np.concatenate([decl.ravel(), dfd.ravel(), stakes])
 
 
@@ -324,7 +330,7 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     """``config`` (the heuristic's, or one that starts with it) with the value table of ``rules`` behind its named
     entries, when it bids by value; else unchanged."""
     config = np.asarray(config, np.float64)
-    if len(config) <= h.C_DOUBLING or (config[h.C_BIDDING] != 1.0 and config[h.C_DOUBLING] != 1.0):
+    if not _wants_table(config):
         return config
     named = config[: h.VALUES_AT]  # a config bound before keeps its entries; its table is replaced
     out = np.zeros(h.CONFIG_LEN)
