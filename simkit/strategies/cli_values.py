@@ -47,14 +47,11 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             values.save_counts(counts, target)
             values.tables.cache_clear()
             print(f"simkit: counted {n:,} deals in {counts['meta']['seconds']:.0f} s -> {target}", file=sys.stderr)
-            if out is not None:
-                counts = values.load_counts(target)
+            path = target
         else:
             if out is not None:
                 raise UserError("--out needs --build")
-            counts = None
-        path = out if out is not None else values.counts_path(rules)
-        if counts is None:
+            path = values.counts_path(rules)
             if path is None:
                 raise UserError(f"no value table for {values.play_key(rules)} yet: build it with `simkit values "
                                 f"--build --rules ...` (runs build it on first use)")
@@ -73,11 +70,11 @@ def _print(rules, counts, path, rows, console) -> None:
                   f"seed {meta['seed']}; {path})")
     console.print(f"expected payout per game in Rufspiel base prices ({rules.tariff.base_rufspiel}), by the "
                   f"heuristic's hand score: declarer at seats 1-3 / forehand, and a defender with that score")
-    kinds = [k for k in dict.fromkeys(r["kind"] for r in rows)]
+    kinds = list(dict.fromkeys(r["kind"] for r in rows))
     by = {(r["kind"], r["forehand"], r["score"]): r for r in rows if r["role"] == "declarer"}
     dfd = {(r["kind"], r["score"]): r["value"] for r in rows if r["role"] == "defender"}
     scores = sorted({r["score"] for r in rows if r["games"] >= 100 and r["role"] == "declarer"})
-    t = Table("score", *[f"{k}" for k in kinds], *[f"{k} defender" for k in kinds], box=None, pad_edge=False)
+    t = Table("score", *kinds, *[f"{k} defender" for k in kinds], box=None, pad_edge=False)
     for s in scores:
         if s * 2 != int(s * 2):
             continue  # every half point

@@ -21,8 +21,8 @@ looked up by the hand's heuristic score for the contract kind (simkit.strategies
 * Which counts a ruleset uses depends only on what changes the play (:func:`play_key`: the deck and
   ``run_away_min``). The tables for the presets ship in ``simkit/rules/presets/values/``; for any other play key
   they are built on first use (:data:`ON_DEMAND_DEALS` deals, about 15 s on two cores) and cached in
-  ``~/.cache/simkit/values`` (``$SIMKIT_CACHE_DIR/values``). ``simkit values --build`` rebuilds one
-  (docs/heuristic.md, "Bidding by value").
+  ``~/.cache/simkit/values`` (``$SIMKIT_CACHE_DIR/values``). ``simkit values --build`` rebuilds one into the
+  cache, where it takes precedence over the shipped one (docs/heuristic.md, "Bidding by value").
 
 The score is the heuristic's score under its default weights; a config with other ``w_*`` weights bids from the
 same table (the table was learned for the default scores), so rebuild it when tuning the weights.
@@ -74,8 +74,9 @@ def cache_dir() -> Path:
 
 
 def counts_path(rules) -> Path | None:
-    """The counts file the ruleset uses: shipped with the presets, else in the cache; None when neither exists."""
-    for d in (_PACKAGED, cache_dir()):
+    """The counts file the ruleset uses: one built on this machine (the cache: `simkit values --build`, or on
+    first use), else the one shipped with the presets; None when neither exists."""
+    for d in (cache_dir(), _PACKAGED):
         p = d / f"{play_key(rules)}.npz"
         if p.is_file():
             return p
