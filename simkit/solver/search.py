@@ -50,7 +50,8 @@ Speed
   load points onto a partner's trick; leading, high cards for the declaring side, aces then low cards for the
   defenders;
 * bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and the last
-  trick evaluated directly.
+  trick evaluated directly, before the bounds and the table (it is forced); a forced card is played without
+  reducing or ordering.
 
 numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
 stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
@@ -657,6 +658,9 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                     ret = base
                 elif b <= lo or hi <= a:
                     pass  # decided by what is taken and what is left
+                elif (s[0] & (s[0] - 1)) == 0:  # the last trick is forced: cheaper than the bounds and the table
+                    done = True
+                    ret = base + _last_trick(s, ctx, tabs, measure)
                 else:
                     if flags & FLAG_BOUNDS:
                         # what the declaring side is sure of (cheaper than the table, and decides most positions)
@@ -692,12 +696,6 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 elif hi <= a or lo == hi:
                     ret = hi
                     done = True
-                elif k == 0 and popcount(s[0]) == 1:
-                    v = _last_trick(s, ctx, tabs, measure)
-                    if slot >= 0:
-                        tt_store(tt, slot, k1, k2, meta, v, v, -1, 4)
-                    ret = base + v
-                    done = True
             if done:
                 if p == 0:
                     stats[ST_NODES] = nodes
@@ -723,8 +721,12 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
             fr[p, F_MAX] = is_max
             fr[p, F_G] = -INF if is_max else INF
             fr[p, F_BEST] = -1
-            red = reduce_equivalent(s, seat, legal, ctx, tabs, measure) if flags & FLAG_EQUIVALENT else legal
-            fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, suit_mask, hint, keys)
+            if (legal & (legal - 1)) == 0:  # a forced card: nothing to reduce or order
+                moves[p, 0] = cttz(legal)
+                fr[p, F_N] = 1
+            else:
+                red = reduce_equivalent(s, seat, legal, ctx, tabs, measure) if flags & FLAG_EQUIVALENT else legal
+                fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, suit_mask, hint, keys)
             fr[p, F_I] = 0
             for j in range(NS):
                 fr[p, F_SNAP + j] = s[j]
