@@ -211,3 +211,38 @@ def test_trick_bounds_hold(seed):
         assert threshold(pos, tricks=dt + gain_t, workspace=PLAIN)
         assert not threshold(pos, tricks=dt + left - loss_t + 1, workspace=PLAIN)
     assert decided > 8
+
+
+def test_trump_survivors_matches_brute_force():
+    """``trump_survivors``: the opposing trumps beat at most a maximum matching of a player's trumps to higher
+    opposing ones (found here by trying every subset), and he keeps the points of the cheapest of the rest."""
+    from itertools import combinations
+
+    from simkit.rules.tables import TRUMP
+    from simkit.solver.search import T_EFF, T_POINTS, trump_survivors
+    from simkit.solver.tables import solver_tables
+
+    st = solver_tables(load_ruleset())
+    tabs = st.tabs[0]  # a Rufspiel: the trumps are ids 18..31
+    trumps = list(range(18, 32))
+    assert all(tabs[T_EFF, c] == TRUMP for c in trumps)
+    rng = random.Random(5)
+
+    def beatable_by_matching(mine, theirs):
+        for size in range(len(mine), -1, -1):
+            for subset in combinations(mine, size):
+                # Hall's condition on sorted lists: the k-th strongest of the subset needs k higher opposing trumps
+                if all(sum(o > t for o in theirs) >= i + 1 for i, t in enumerate(sorted(subset, reverse=True))):
+                    return size
+        return 0
+
+    for _ in range(300):
+        cards = rng.sample(trumps, rng.randint(1, 9))
+        cut = rng.randint(0, len(cards))
+        mine, theirs = cards[:cut], cards[cut:]
+        m = beatable_by_matching(mine, theirs)
+        pts, tricks = trump_survivors(sum(1 << c for c in mine), sum(1 << c for c in theirs), tabs)
+        assert tricks == len(mine) - m
+        sure = [c for c in mine if all(c > o for o in theirs)]
+        rest = sorted((int(tabs[T_POINTS, c]) for c in mine if c not in sure))[:len(mine) - m - len(sure)]
+        assert pts == sum(int(tabs[T_POINTS, c]) for c in sure) + sum(rest)

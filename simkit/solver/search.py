@@ -406,6 +406,30 @@ def above_all(mine, theirs):
 
 
 @solver_jit(inline="always")
+def trump_survivors(tr, opp_tr, tabs):
+    """(points, tricks) a player's trumps ``tr`` surely win against the opposing trumps ``opp_tr``. Every card is
+    played some time, and a trump of his loses its trick only to a higher opposing trump in the same trick; each
+    opposing trump is in one trick, so it beats at most one of his. At most ``m`` of his trumps can be beaten, ``m``
+    the largest matching of his trumps to higher opposing ones (his weakest first, each to the weakest free
+    opposing trump above it); the rest win. Which ones lose is the opponents' choice: his dearest beatable ones."""
+    sure = above_all(tr, opp_tr)
+    beatable = tr & ~sure
+    free = opp_tr
+    m = 0
+    b = beatable
+    while b != 0:
+        t = cttz(b)
+        b &= b - 1
+        up = free & ~((np.int64(2) << t) - 1)
+        if up == 0:  # nothing above this one, so nothing above the stronger ones either
+            break
+        free &= ~(up & -up)  # the weakest opposing trump above t is used
+        m += 1
+    keep = popcount(beatable) - m
+    return mask_points(sure, tabs) + cheapest_points(beatable, keep, tabs), popcount(sure) + keep
+
+
+@solver_jit(inline="always")
 def stays_under(low, high, rounds):
     """Can a hand ``low`` follow ``rounds`` leads of ``high``'s cards from the top without ever beating one? (Its
     lowest card under the highest lead, its next lowest under the next, ...; a hand that runs out is fine.)"""
@@ -426,7 +450,9 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
     * Sure trumps: trumps stronger than every trump of the other side. Each lands in a trick the side wins, so
-      its points are the side's; one player's sure trumps win that many distinct tricks.
+      its points are the side's; one player's sure trumps win that many distinct tricks. When the side is not on
+      lead, a player's other trumps count too, as far as the opposing trumps cannot beat them all
+      (:func:`trump_survivors`).
     * When the side is on lead, the leader's plan (distinct tricks, each holding a card of his):
       - trump leads with his sure trumps; if they are at least as many as any opponent's trumps, he draws them all
         (each opponent must follow trump), after which every trump of his wins and no side card can be ruffed;
@@ -530,12 +556,18 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
             else:
                 plan_in += cheapest_points(hand_tr, trump_leads, tabs)
         most = max(most, plan)
+    on_lead = (side >> leader) & 1
     for seat in range(4):
         if (side >> seat) & 1 and seat != leader and seat != partner_done:
-            sure = above_all(s[seat] & tm, opp_tr)
-            own += mask_points(sure, tabs)
-            if popcount(sure) > most:
-                most = popcount(sure)
+            if on_lead:
+                sure = above_all(s[seat] & tm, opp_tr)
+                n_won = popcount(sure)
+                own += mask_points(sure, tabs)
+            else:
+                pts, n_won = trump_survivors(s[seat] & tm, opp_tr, tabs)
+                own += pts
+            if n_won > most:
+                most = n_won
     if own >= enough or most == 0:
         return own, most
     spread = 0  # any ``most`` distinct tricks: each opponent's cheapest cards
