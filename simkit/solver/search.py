@@ -420,7 +420,7 @@ def trump_survivors(tr, opp_tr, tabs):
     while b != 0:
         t = cttz(b)
         b &= b - 1
-        up = free & ~((np.int64(2) << t) - 1)
+        up = free & tabs[T_ABOVE, t]
         if up == 0:  # nothing above this one, so nothing above the stronger ones either
             break
         free &= ~(up & -up)  # the weakest opposing trump above t is used
@@ -484,7 +484,8 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     most = 0  # distinct tricks one player of the side surely wins
     plan_in = 0  # points the others must put into the leader's plan tricks
     partner_done = -1  # a partner whose trumps all follow the leader's drawing
-    if (side >> leader) & 1:
+    on_lead = (side >> leader) & 1
+    if on_lead:
         lead = s[leader]
         lead_tr = lead & tm
         sure = above_all(lead_tr, opp_tr)
@@ -556,7 +557,6 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
             else:
                 plan_in += cheapest_points(hand_tr, trump_leads, tabs)
         most = max(most, plan)
-    on_lead = (side >> leader) & 1
     for seat in range(4):
         if (side >> seat) & 1 and seat != leader and seat != partner_done:
             if on_lead:
