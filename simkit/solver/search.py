@@ -49,9 +49,9 @@ Speed
 * move ordering by masks (:func:`gen_moves`): the table's move first; following, win cheaply against opponents and
   load points onto a partner's trick; leading, high cards for the declaring side, aces then low cards for the
   defenders;
-* bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and the last
-  trick evaluated directly, before the bounds and the table (it is forced); a forced card is played without
-  reducing or ordering.
+* bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and before
+  a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
+  the bounds and the table (it is forced); a forced card is played without reducing or ordering.
 
 numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
 stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
@@ -450,9 +450,11 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
     * Sure trumps: trumps stronger than every trump of the other side. Each lands in a trick the side wins, so
-      its points are the side's; one player's sure trumps win that many distinct tricks. When the side is not on
-      lead, a player's other trumps count too, as far as the opposing trumps cannot beat them all
-      (:func:`trump_survivors`).
+      its points are the side's; one player's sure trumps win that many distinct tricks. A player's other trumps
+      count too, as far as the opposing trumps cannot beat them all (:func:`trump_survivors`): every player's when
+      the side is not on lead; on lead the leader's own, unless he draws trumps (then all of his win), while a
+      partner's low trumps count as following the leader's trump leads instead (counting both would count a card
+      twice).
     * When the side is on lead, the leader's plan (distinct tricks, each holding a card of his):
       - trump leads with his sure trumps; if they are at least as many as any opponent's trumps, he draws them all
         (each opponent must follow trump), after which every trump of his wins and no side card can be ruffed;
@@ -496,13 +498,15 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
         for o in range(4):
             if o != leader and (side >> o) & 1 and not stays_under(s[o] & tm, won, trump_leads):
                 keeps_lead = False
-        if not keeps_lead:  # no trump plan: his sure trumps still win their tricks, wherever they fall
-            own += mask_points(sure, tabs)
-            most = popcount(sure)
+        if not keeps_lead:  # no trump plan: his trumps that survive still win their tricks, wherever they fall
             drawing = False
-            won = np.int64(0)
             trump_leads = 0
-        plan = trump_leads
+        if drawing:  # every trump of his wins
+            own += mask_points(lead_tr, tabs)
+            plan = popcount(lead_tr)
+        else:  # his sure trumps, and his others as far as the opposing trumps cannot beat them all
+            surv_pts, plan = trump_survivors(lead_tr, opp_tr, tabs)
+            own += surv_pts
         for su in range(4):
             sm = np.int64(suit_mask[su])
             mine = lead & sm
@@ -539,7 +543,6 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
             for o in range(4):
                 if o != leader:
                     plan_in += cheapest_points(s[o] & sm, q, tabs)
-        own += mask_points(won, tabs)
         for o in range(4):
             if o == leader:
                 continue
@@ -715,7 +718,9 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                         loss = lp if measure == MEASURE_POINTS else lt
                         if base + room - loss < hi:
                             hi = base + room - loss
-            elif flags & FLAG_BOUNDS and lo < b and hi > a:  # inside a trick already decided
+            elif flags & FLAG_BOUNDS and k == 3 and lo < b and hi > a:
+                # the trick's last card, the trick already decided (earlier in the trick the test costs more
+                # time than its cut-offs save)
                 gain, loss = trick_bound(s, ctx, tabs, suit_mask, measure,
                                          b - base if measure == MEASURE_POINTS else INF,
                                          base + room - a if measure == MEASURE_POINTS else INF)
