@@ -45,7 +45,10 @@ Speed
 -----
 * equivalent cards: two legal cards of one hand with no card still in play (other hands, current trick) between
   them in their effective suit, worth the same points (for the tricks measure: any points), play alike: only the
-  weaker is searched (:func:`reduce_equivalent`);
+  weaker is searched (:func:`reduce_equivalent`); and when the side that takes the trick is already sure, such
+  cards of different points are not alike but one dominates: the dearer one into the mover's side's trick, the
+  cheaper one into the other side's (:func:`reduce_dominated`, the points measure inside the search; a root card's
+  own value is still searched);
 * move ordering by masks (:func:`gen_moves`): the table's move first; following, win cheaply against opponents and
   load points onto a partner's trick; leading, high cards for the declaring side, aces then low cards for the
   defenders;
@@ -319,6 +322,84 @@ def reduce_equivalent(s, seat, legal, ctx, tabs, measure):
         if (legal & bd) != 0 and bd != special and (measure == MEASURE_TRICKS or
                                                     tabs[T_POINTS, d] == tabs[T_POINTS, c]):
             out &= ~(np.int64(1) << c)
+    return out
+
+
+@solver_jit(inline="always")
+def trick_decided(s, k, bseat, beff, best, team, suit_mask, tabs):
+    """Is the side of ``bseat`` (best card ``best`` of effective suit ``beff``) sure to take the trick, whatever the
+    players after the ``k``-th card play? Each of them is on that side or cannot beat the best card (he holds the
+    led suit and none above it; or, void, no trump that beats it)."""
+    side = (team >> bseat) & 1
+    tm = np.int64(suit_mask[TRUMP])
+    above = tabs[T_ABOVE, best]
+    seat = (s[S_LEADER] + k + 1) & 3
+    for _ in range(k + 1, 4):
+        if ((team >> seat) & 1) != side:
+            hand = s[seat]
+            if beff == TRUMP:
+                if hand & tm & above:
+                    return False
+            else:
+                follow = hand & np.int64(suit_mask[beff])
+                if (follow & above) != 0 or (follow == 0 and (hand & tm) != 0):
+                    return False
+        seat = (seat + 1) & 3
+    return True
+
+
+@solver_jit(inline="always")
+def reduce_dominated(s, seat, legal, ctx, tabs, suit_mask):
+    """The legal cards (points measure) less those equivalent to or dominated by a card of the same hand.
+
+    Two cards of one hand with no card still in play between them in their effective suit are alike in every
+    trick (whichever is played, the other has the same place among the cards left), so they differ only in which
+    trick gets which card's points. When the side that takes this trick is already sure, whatever the players
+    after this card play: if it is the mover's side, the dearer card now and the cheaper one later can only be
+    better for him (the dearer one would at best come back later); if not, the cheaper one now. So of each such
+    group only the dearest (or cheapest, the weaker on a tie) is searched; in a trick not yet decided, only cards
+    worth the same points are merged (:func:`reduce_equivalent`). The unsearched called ace in its holder's hand
+    is kept apart."""
+    present = s[0] | s[1] | s[2] | s[3] | s[S_TRICK]
+    special = ctx[C_ACE_BIT] if (s[S_SEARCHED] == 0 and seat == ctx[C_PARTNER]) else np.int64(0)
+    team = ctx[C_TEAM]
+    mine = (team >> seat) & 1
+    k = s[S_K]
+    out = legal & special
+    keep = -1  # the card kept of the current group (decided trick)
+    keep_pts = 0
+    decided = False
+    dear = False
+    prev = -1
+    m = legal & ~special
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        pts = tabs[T_POINTS, c]
+        below = present & tabs[T_BELOW, c]
+        if below != 0 and msb(below) == prev:  # next to the previous legal card: same group
+            if decided:
+                if (pts > keep_pts) if dear else (pts < keep_pts):
+                    keep = c
+                    keep_pts = pts
+            elif pts != tabs[T_POINTS, prev]:
+                out |= np.int64(1) << c
+        else:
+            if keep >= 0:
+                out |= np.int64(1) << keep
+            keep = -1
+            _, bseat, beff, best = trick_step(k, seat, tabs[T_EFF, c], c, s[S_LED], s[S_BSEAT], s[S_BEFF],
+                                              s[S_BEST])
+            decided = trick_decided(s, k, bseat, beff, best, team, suit_mask, tabs)
+            if decided:
+                dear = ((team >> bseat) & 1) == mine
+                keep = c
+                keep_pts = pts
+            else:
+                out |= np.int64(1) << c
+        prev = c
+    if keep >= 0:
+        out |= np.int64(1) << keep
     return out
 
 
@@ -762,7 +843,12 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 moves[p, 0] = cttz(legal)
                 fr[p, F_N] = 1
             else:
-                red = reduce_equivalent(s, seat, legal, ctx, tabs, measure) if flags & FLAG_EQUIVALENT else legal
+                if not flags & FLAG_EQUIVALENT:
+                    red = legal
+                elif measure == MEASURE_POINTS:
+                    red = reduce_dominated(s, seat, legal, ctx, tabs, suit_mask)
+                else:
+                    red = reduce_equivalent(s, seat, legal, ctx, tabs, measure)
                 fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, suit_mask, hint, keys)
             fr[p, F_I] = 0
             for j in range(NS):
