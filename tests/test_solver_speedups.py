@@ -221,6 +221,36 @@ def test_dominated_cards_are_never_better(seed):
     assert dropped > 40
 
 
+def test_two_tricks_is_exact():
+    """``two_tricks`` (two cards a hand, nested loops) gives the exact measure still to come with an open window,
+    and with any window a fail-soft answer: the exact value inside it, else a bound on the right side of it."""
+    from simkit.solver.search import MEASURE_POINTS, MEASURE_TRICKS, two_tricks
+
+    rng = random.Random(9)
+    checked = 0
+    for pos in random_positions(5000, 150, (2,)):
+        while pos.game.current:  # back to the trick boundary
+            pos = Position(pos.rules, pos.contract, pos.declarer, pos.hands, pos.plays[:-1], pos.doublings)
+        s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+        dp, dt = int(s[S_DP]), int(s[S_DT])
+        exact_points = solve(pos, "points", workspace=PLAIN).value - dp
+        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, -1, 1 << 20) == exact_points
+        tricks = max(t for t in range(3) if threshold(pos, tricks=dt + t, workspace=PLAIN))
+        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_TRICKS, -1, 1 << 20) == tricks
+        for _ in range(3):
+            a = rng.randrange(-1, 60)
+            b = a + rng.randrange(1, 30)
+            g = two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, a, b)
+            if a < g < b:
+                assert g == exact_points
+            elif g <= a:
+                assert exact_points <= g
+            else:
+                assert exact_points >= g
+        checked += 1
+    assert checked == 150
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_trick_bounds_hold(seed):
     """Inside a trick whose winner is decided, ``trick_bound`` is a promise too (checked like the bounds above)."""

@@ -54,7 +54,9 @@ Speed
   defenders;
 * bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and before
   a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
-  the bounds and the table (it is forced); a forced card is played without reducing or ordering.
+  the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
+  a hand left, a position the bounds and the table leave open is solved by :func:`two_tricks` (plain nested
+  loops, no stack frames) and counts as one node.
 
 numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
 stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
@@ -103,7 +105,8 @@ NC = 8
 FLAG_BOUNDS = 1  # guaranteed(): sure trumps, quick tricks, drawing trumps
 FLAG_RUNS = 2  # table keys relative to the runs of equal cards
 FLAG_EQUIVALENT = 4  # equivalent cards searched once
-ALL_FLAGS = FLAG_BOUNDS | FLAG_RUNS | FLAG_EQUIVALENT
+FLAG_ENDGAME = 8  # two cards a hand left and nothing decided: two_tricks() instead of the general search
+ALL_FLAGS = FLAG_BOUNDS | FLAG_RUNS | FLAG_EQUIVALENT | FLAG_ENDGAME
 
 # --- card tables ``tabs`` (int64[N_TABS, 32]) of one contract, in rank space
 T_EFF = 0  # effective suit of each id (0..3, TRUMP)
@@ -701,6 +704,125 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough_gain, enough_loss):
 
 
 @solver_jit(inline="always")
+def _final_trick(s, played, leader, team, tabs, measure):
+    """Measure the declaring side wins in the last trick: every hand holds one card besides those in ``played``."""
+    led = 0
+    bseat = 0
+    beff = 0
+    best = 0
+    tp = 0
+    for k in range(4):
+        seat = (leader + k) & 3
+        c = cttz(s[seat] & ~played)
+        tp += tabs[T_POINTS, c]
+        led, bseat, beff, best = trick_step(k, seat, tabs[T_EFF, c], c, led, bseat, beff, best)
+    if (team >> bseat) & 1:
+        return 1 if measure == MEASURE_TRICKS else tp
+    return 0
+
+
+@solver_jit(inline="always")
+def _better(is_max, v, g):
+    return v > g if is_max else v < g
+
+
+@solver_jit(inline="always")
+def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
+    """Fail-soft alpha-beta value of the measure the declaring side still takes from a trick boundary where every
+    hand holds two cards, in the window (a, b): the next trick's lines (16 at most) by four nested loops, each line
+    followed by the forced last trick. Cheaper than the general search once the bounds and the table have not
+    decided the position (before them it costs more than they do)."""
+    team = ctx[C_TEAM]
+    partner = ctx[C_PARTNER] if s[S_SEARCHED] == 0 else -1
+    called = ctx[C_CALLED]
+    ace = ctx[C_ACE_BIT]
+    cmask = ctx[C_CALLED_MASK]
+    run_min = ctx[C_RUN_MIN]
+    q0 = s[S_LEADER]
+    q1 = (q0 + 1) & 3
+    q2 = (q0 + 2) & 3
+    q3 = (q0 + 3) & 3
+    x0 = (team >> q0) & 1
+    x1 = (team >> q1) & 1
+    x2 = (team >> q2) & 1
+    x3 = (team >> q3) & 1
+    win_one = 1 if measure == MEASURE_TRICKS else 0
+    g0 = -INF if x0 else INF
+    a0 = a
+    b0 = b
+    m0 = legal_cards(s[q0], 0, np.int64(0), False, q0 == partner, ace, cmask, run_min)
+    while m0 != 0:
+        c0 = cttz(m0)
+        m0 &= m0 - 1
+        led = tabs[T_EFF, c0]
+        follow = np.int64(suit_mask[led])
+        led_called = led == called
+        g1 = -INF if x1 else INF
+        a1 = a0
+        b1 = b0
+        m1 = legal_cards(s[q1], 1, follow, led_called, q1 == partner, ace, cmask, run_min)
+        while m1 != 0:
+            c1 = cttz(m1)
+            m1 &= m1 - 1
+            _, bs1, be1, bt1 = trick_step(1, q1, tabs[T_EFF, c1], c1, led, q0, led, c0)
+            g2 = -INF if x2 else INF
+            a2 = a1
+            b2 = b1
+            m2 = legal_cards(s[q2], 2, follow, led_called, q2 == partner, ace, cmask, run_min)
+            while m2 != 0:
+                c2 = cttz(m2)
+                m2 &= m2 - 1
+                _, bs2, be2, bt2 = trick_step(2, q2, tabs[T_EFF, c2], c2, led, bs1, be1, bt1)
+                g3 = -INF if x3 else INF
+                m3 = legal_cards(s[q3], 3, follow, led_called, q3 == partner, ace, cmask, run_min)
+                while m3 != 0:
+                    c3 = cttz(m3)
+                    m3 &= m3 - 1
+                    _, bs3, _, _ = trick_step(3, q3, tabs[T_EFF, c3], c3, led, bs2, be2, bt2)
+                    v = 0
+                    if (team >> bs3) & 1:
+                        v = win_one if measure == MEASURE_TRICKS else (tabs[T_POINTS, c0] + tabs[T_POINTS, c1]
+                                                                       + tabs[T_POINTS, c2] + tabs[T_POINTS, c3])
+                    played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (np.int64(1) << c3)
+                    v += _final_trick(s, played, bs3, team, tabs, measure)
+                    if _better(x3, v, g3):
+                        g3 = v
+                        if (g3 >= b2) if x3 else (g3 <= a2):
+                            break
+                if _better(x2, g3, g2):
+                    g2 = g3
+                    if x2:
+                        a2 = max(a2, g2)
+                        if g2 >= b1:
+                            break
+                    else:
+                        b2 = min(b2, g2)
+                        if g2 <= a1:
+                            break
+            if _better(x1, g2, g1):
+                g1 = g2
+                if x1:
+                    a1 = max(a1, g1)
+                    if g1 >= b0:
+                        break
+                else:
+                    b1 = min(b1, g1)
+                    if g1 <= a0:
+                        break
+        if _better(x0, g1, g0):
+            g0 = g1
+            if x0:
+                a0 = max(a0, g0)
+                if g0 >= b:
+                    break
+            else:
+                b0 = min(b0, g0)
+                if g0 <= a:
+                    break
+    return g0
+
+
+@solver_jit(inline="always")
 def _last_trick(s, ctx, tabs, measure):
     """Measure won in the last trick when every hand holds one card (it is forced)."""
     leader = s[S_LEADER]
@@ -825,6 +947,20 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 a = lo
             if hi < b:
                 b = hi
+            if k == 0 and flags & FLAG_ENDGAME and popcount(s[0]) == 2:
+                ret = base + two_tricks(s, ctx, tabs, suit_mask, measure, a - base, b - base)
+                lo_r, hi_r = ret - base, ret - base
+                if ret <= a:
+                    lo_r = -30000
+                elif ret >= b:
+                    hi_r = 30000
+                tt_store(tt, slot, k1, k2, meta, lo_r, hi_r, -1, 8)
+                if p == 0:
+                    stats[ST_NODES] = nodes
+                    return ret
+                p -= 1
+                phase = 2
+                continue
             fr[p, F_A0] = a
             fr[p, F_B0] = b
             fr[p, F_ALPHA] = a
