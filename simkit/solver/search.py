@@ -260,6 +260,19 @@ def tt_store(tt, slot, k1, k2, meta, lo, hi, move, cards_left):
     tt[i, 3] = (lo + 32768) | ((hi + 32768) << 16) | ((move + 1) << 32) | (cards_left << 40)
 
 
+@solver_jit(inline="always")
+def tt_store_result(tt, slot, k1, k2, meta, g, a, b, base, move, cards_left):
+    """Store a fail-soft result ``g`` of the window (a, b) as bounds on the measure still to come (after ``base``):
+    an upper bound if g <= a, a lower bound if g >= b, else the exact value."""
+    lo = g - base
+    hi = lo
+    if g <= a:
+        lo = -30000
+    elif g >= b:
+        hi = 30000
+    tt_store(tt, slot, k1, k2, meta, lo, hi, move, cards_left)
+
+
 # ------------------------------------------------------------------------------------------ moves
 
 @solver_jit(inline="always")
@@ -705,7 +718,8 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough_gain, enough_loss):
 
 @solver_jit(inline="always")
 def _final_trick(s, played, leader, team, tabs, measure):
-    """Measure the declaring side wins in the last trick: every hand holds one card besides those in ``played``."""
+    """Measure the declaring side wins in the last trick (it is forced): every hand holds one card besides those
+    in ``played``."""
     led = 0
     bseat = 0
     beff = 0
@@ -722,8 +736,17 @@ def _final_trick(s, played, leader, team, tabs, measure):
 
 
 @solver_jit(inline="always")
-def _better(is_max, v, g):
-    return v > g if is_max else v < g
+def _fold(is_max, v, g, a, b):
+    """Fold a child's value ``v`` into a node's best value ``g`` and window (a, b): (g, a, b, cut-off)."""
+    if is_max:
+        if v > g:
+            g = v
+            a = max(a, g)
+        return g, a, b, g >= b
+    if v < g:
+        g = v
+        b = min(b, g)
+    return g, a, b, g <= a
 
 
 @solver_jit(inline="always")
@@ -748,7 +771,7 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     x3 = (team >> q3) & 1
     win_one = 1 if measure == MEASURE_TRICKS else 0
     g0 = -INF if x0 else INF
-    a0 = a
+    a0 = a  # each level's window: its parent's, narrowed by its own moves so far
     b0 = b
     m0 = legal_cards(s[q0], 0, np.int64(0), False, q0 == partner, ace, cmask, run_min)
     while m0 != 0:
@@ -785,60 +808,19 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
                                                                        + tabs[T_POINTS, c2] + tabs[T_POINTS, c3])
                     played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (np.int64(1) << c3)
                     v += _final_trick(s, played, bs3, team, tabs, measure)
-                    if _better(x3, v, g3):
-                        g3 = v
-                        if (g3 >= b2) if x3 else (g3 <= a2):
-                            break
-                if _better(x2, g3, g2):
-                    g2 = g3
-                    if x2:
-                        a2 = max(a2, g2)
-                        if g2 >= b1:
-                            break
-                    else:
-                        b2 = min(b2, g2)
-                        if g2 <= a1:
-                            break
-            if _better(x1, g2, g1):
-                g1 = g2
-                if x1:
-                    a1 = max(a1, g1)
-                    if g1 >= b0:
+                    g3, _, _, cut = _fold(x3, v, g3, a2, b2)
+                    if cut:
                         break
-                else:
-                    b1 = min(b1, g1)
-                    if g1 <= a0:
-                        break
-        if _better(x0, g1, g0):
-            g0 = g1
-            if x0:
-                a0 = max(a0, g0)
-                if g0 >= b:
+                g2, a2, b2, cut = _fold(x2, g3, g2, a2, b2)
+                if cut:
                     break
-            else:
-                b0 = min(b0, g0)
-                if g0 <= a:
-                    break
+            g1, a1, b1, cut = _fold(x1, g2, g1, a1, b1)
+            if cut:
+                break
+        g0, a0, b0, cut = _fold(x0, g1, g0, a0, b0)
+        if cut:
+            break
     return g0
-
-
-@solver_jit(inline="always")
-def _last_trick(s, ctx, tabs, measure):
-    """Measure won in the last trick when every hand holds one card (it is forced)."""
-    leader = s[S_LEADER]
-    led = 0
-    bseat = 0
-    beff = 0
-    best = 0
-    tp = 0
-    for k in range(4):
-        seat = (leader + k) & 3
-        c = cttz(s[seat])
-        tp += tabs[T_POINTS, c]
-        led, bseat, beff, best = trick_step(k, seat, tabs[T_EFF, c], c, led, bseat, beff, best)
-    if (ctx[C_TEAM] >> bseat) & 1:
-        return 1 if measure == MEASURE_TRICKS else tp
-    return 0
 
 
 # ------------------------------------------------------------------------------------------ search
@@ -898,7 +880,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                     pass  # decided by what is taken and what is left
                 elif (s[0] & (s[0] - 1)) == 0:  # the last trick is forced: cheaper than the bounds and the table
                     done = True
-                    ret = base + _last_trick(s, ctx, tabs, measure)
+                    ret = base + _final_trick(s, np.int64(0), s[S_LEADER], team, tabs, measure)
                 else:
                     if flags & FLAG_BOUNDS:
                         # what the declaring side is sure of (cheaper than the table, and decides most positions)
@@ -949,12 +931,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 b = hi
             if k == 0 and flags & FLAG_ENDGAME and popcount(s[0]) == 2:
                 ret = base + two_tricks(s, ctx, tabs, suit_mask, measure, a - base, b - base)
-                lo_r, hi_r = ret - base, ret - base
-                if ret <= a:
-                    lo_r = -30000
-                elif ret >= b:
-                    hi_r = 30000
-                tt_store(tt, slot, k1, k2, meta, lo_r, hi_r, -1, 8)
+                tt_store_result(tt, slot, k1, k2, meta, ret, a, b, base, -1, 8)
                 if p == 0:
                     stats[ST_NODES] = nodes
                     return ret
@@ -1009,18 +986,8 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 s[j] = fr[p, F_SNAP + j]
             slot = fr[p, F_SLOT]
             if slot >= 0:
-                base = fr[p, F_BASE]
-                if g <= fr[p, F_A0]:
-                    lo_r = -30000
-                    hi_r = g - base
-                elif g >= fr[p, F_B0]:
-                    lo_r = g - base
-                    hi_r = 30000
-                else:
-                    lo_r = g - base
-                    hi_r = lo_r
-                tt_store(tt, slot, fr[p, F_K1], fr[p, F_K2], fr[p, F_META], lo_r, hi_r, fr[p, F_BEST],
-                         popcount(s[0] | s[1] | s[2] | s[3]))
+                tt_store_result(tt, slot, fr[p, F_K1], fr[p, F_K2], fr[p, F_META], g, fr[p, F_A0], fr[p, F_B0],
+                                fr[p, F_BASE], fr[p, F_BEST], popcount(s[0] | s[1] | s[2] | s[3]))
             ret = g
             if p == 0:
                 stats[ST_NODES] = nodes
