@@ -234,13 +234,14 @@ def test_two_tricks_is_exact():
         s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
         dp, dt = int(s[S_DP]), int(s[S_DT])
         exact_points = solve(pos, "points", workspace=PLAIN).value - dp
-        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, -1, 1 << 20) == exact_points
+        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, -1, 1 << 20)[0] == exact_points
         tricks = max(t for t in range(3) if threshold(pos, tricks=dt + t, workspace=PLAIN))
-        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_TRICKS, -1, 1 << 20) == tricks
+        assert two_tricks(s.copy(), ctx, tabs, masks, MEASURE_TRICKS, -1, 1 << 20)[0] == tricks
         for _ in range(3):
             a = rng.randrange(-1, 60)
             b = a + rng.randrange(1, 30)
-            g = two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, a, b)
+            g, lines = two_tricks(s.copy(), ctx, tabs, masks, MEASURE_POINTS, a, b)
+            assert 1 <= lines <= 16
             if a < g < b:
                 assert g == exact_points
             elif g <= a:

@@ -56,7 +56,7 @@ Speed
   a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
   a hand left, a position the bounds and the table leave open is solved by :func:`two_tricks` (plain nested
-  loops, no stack frames) and counts as one node.
+  loops, no stack frames), each line it plays out counted as a node.
 
 numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
 stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
@@ -754,7 +754,10 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     """Fail-soft alpha-beta value of the measure the declaring side still takes from a trick boundary where every
     hand holds two cards, in the window (a, b): the next trick's lines (16 at most) by four nested loops, each line
     followed by the forced last trick. Cheaper than the general search once the bounds and the table have not
-    decided the position (before them it costs more than they do)."""
+    decided the position (before them it costs more than they do).
+
+    Returns (value, lines): ``lines`` is how many lines were played out, counted as nodes (each stands for the
+    last-trick node the general search would have entered), so a node budget buys the same work either way."""
     team = ctx[C_TEAM]
     partner = ctx[C_PARTNER] if s[S_SEARCHED] == 0 else -1
     called = ctx[C_CALLED]
@@ -770,6 +773,7 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     x2 = (team >> q2) & 1
     x3 = (team >> q3) & 1
     win_one = 1 if measure == MEASURE_TRICKS else 0
+    lines = 0
     g0 = -INF if x0 else INF
     a0 = a  # each level's window: its parent's, narrowed by its own moves so far
     b0 = b
@@ -808,6 +812,7 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
                                                                        + tabs[T_POINTS, c2] + tabs[T_POINTS, c3])
                     played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (np.int64(1) << c3)
                     v += _final_trick(s, played, bs3, team, tabs, measure)
+                    lines += 1
                     g3, _, _, cut = _fold(x3, v, g3, a2, b2)
                     if cut:
                         break
@@ -820,7 +825,7 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
         g0, a0, b0, cut = _fold(x0, g1, g0, a0, b0)
         if cut:
             break
-    return g0
+    return g0, lines
 
 
 # ------------------------------------------------------------------------------------------ search
@@ -930,7 +935,9 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
             if hi < b:
                 b = hi
             if k == 0 and flags & FLAG_ENDGAME and popcount(s[0]) == 2:
-                ret = base + two_tricks(s, ctx, tabs, suit_mask, measure, a - base, b - base)
+                g2, lines = two_tricks(s, ctx, tabs, suit_mask, measure, a - base, b - base)
+                ret = base + g2
+                nodes += lines
                 tt_store_result(tt, slot, k1, k2, meta, ret, a, b, base, -1, 8)
                 if p == 0:
                     stats[ST_NODES] = nodes
