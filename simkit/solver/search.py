@@ -118,8 +118,9 @@ T_RUNS = 5  # columns 2r, 2r+1: lowest id and length of run r (length 0 ends the
 T_DEAR = 6  # move-ordering keys (higher first): dearest first (then strongest) ...
 T_CHEAP = 7  # ... cheapest first (then weakest) ...
 T_HIGH = 8  # ... strongest first ...
-T_LOW = 9  # ... weakest first
-N_TABS = 10
+T_LOW = 9  # ... weakest first ...
+T_LEAD = 10  # ... trumps from the top, then the dearest side cards
+N_TABS = 11
 MAX_RUNS = 8
 
 _CLASS_POINTS = np.array([0, 2, 3, 4, 10, 11], np.int64)
@@ -420,33 +421,51 @@ def reduce_dominated(s, seat, legal, ctx, tabs, suit_mask):
 
 
 @solver_jit(inline="always")
+def safe_tops(s, legal, other, tm, suit_mask):
+    """The side-suit cards of ``legal`` above every card the seats of ``other`` (a side's bits) hold in their suit,
+    in the suits none of them can ruff (holding trumps but no card of the suit): led, each takes its trick."""
+    theirs = np.int64(0)
+    for o in range(4):
+        if (other >> o) & 1:
+            theirs |= s[o]
+    out = np.int64(0)
+    for su in range(4):
+        sm = np.int64(suit_mask[su])
+        tops = above_all(legal & sm, theirs & sm)
+        if tops == 0:
+            continue
+        for o in range(4):
+            if (other >> o) & 1 and (s[o] & tm) != 0 and (s[o] & sm) == 0:
+                tops = 0
+        out |= tops
+    return out
+
+
+@solver_jit(inline="always")
 def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     """Write the cards of ``legal`` into ``moves[p]``, the likeliest cut-off first; return how many.
 
-    The table's move first; then two groups, each in the order of one of the ``T_DEAR``.. ``T_LOW`` rows:
-    leading, the declaring side plays trumps from the top, then the dearest side cards; the defenders their side
-    aces and tens, then the cheapest cards. Following the partner's trick: load the dearest card that does not
-    overtake, else overtake as low as possible; following the opponents' trick: win with the dearest winner, else
-    throw the cheapest card. ``keys`` is an int64[8] scratch array."""
+    The table's move first; then two groups, each in the order of one of the ``T_DEAR``.. ``T_LEAD`` rows.
+    Leading: the side cards that surely take their trick (:func:`safe_tops`), dearest first; then the declaring
+    side plays trumps from the top and its dearest side cards, the defenders their cheapest cards. Following the
+    partner's trick: load the dearest card that does not overtake, else overtake as low as possible; following the
+    opponents' trick: win as low as possible, else throw the cheapest card. (Cashing sure tricks first and winning
+    cheaply keep the strong cards for later: measured, about a third fewer nodes than cashing every side ace first
+    and winning with the dearest card.) ``keys`` is an int64[8] scratch array."""
     team = ctx[C_TEAM]
     mine = (team >> seat) & 1
     k = s[S_K]
     tm = np.int64(suit_mask[TRUMP])
     if k == 0:
-        if mine:
-            if ctx[C_CALLED] >= 0:  # Rufspiel: trumps from the top, then the dearest side cards
-                first, r1, r2 = legal & tm, T_HIGH, T_DEAR
-            else:  # a soloist cashes his side aces first, then plays from the top
-                first, r1, r2 = legal & ~tm & tabs[T_CLASS, 5], T_DEAR, T_HIGH
-        else:
-            first, r1, r2 = legal & ~tm & (tabs[T_CLASS, 4] | tabs[T_CLASS, 5]), T_DEAR, T_CHEAP
+        first = safe_tops(s, legal, 15 & ~team if mine else team, tm, suit_mask)
+        r1, r2 = T_DEAR, (T_LEAD if mine else T_CHEAP)
     else:
         best = s[S_BEST]
         beats = tabs[T_ABOVE, best] if s[S_BEFF] == TRUMP else tabs[T_ABOVE, best] | tm
         if ((team >> s[S_BSEAT]) & 1) == mine:
             first, r1, r2 = legal & ~beats, T_DEAR, T_LOW
         else:
-            first, r1, r2 = legal & beats, T_DEAR, T_CHEAP
+            first, r1, r2 = legal & beats, T_LOW, T_CHEAP
     n = 0
     m = legal
     while m != 0:
