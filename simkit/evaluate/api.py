@@ -288,8 +288,9 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
         workers = 1 if small else os.cpu_count() or 1
     if workers < 1:
         raise EvaluateError(f"workers must be at least 1, not {workers}")
-    if play != PLAY_DD and workers > 1:  # chunks small enough that every worker gets work
-        chunk = max(1_000, min(CHUNK, -(-n // workers)))
+    if workers > 1:  # chunks small enough that every worker gets work
+        floor = 1 if play == PLAY_DD else 1_000
+        chunk = max(floor, min(chunk, -(-n // workers)))
     jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
     if play != PLAY_DD and workers > 1 and len(jobs) > 1:
         _play_chunk(seed, 0, 1, rules, mask, seat, options, play)  # load the kernels before forking
