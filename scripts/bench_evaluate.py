@@ -68,8 +68,9 @@ def run(quick: bool, machine: str) -> str:
         n = dd_deals[deck]
         evaluate(hand, rules=rules, deals=2, play="dd", workers=1)  # load the solver
         t = _best(lambda: evaluate(hand, rules=rules, deals=n, play="dd"), 1)
+        per = t * 10_000 / n
         rows.append((deck, hand, "dd", options, n, "API, kernels loaded", f"{t:.1f} s",
-                     f"{t * 10_000 / n / 60:.0f} min (extrapolated)"))
+                     f"{per / 60:.1f} min (extrapolated)" if per >= 120 else f"{per:.0f} s (extrapolated)"))
     # the kernel's given-hands entry against its own dealing (the same deals)
     rules = load_ruleset(None)
     m = 200_000 if quick else 1_000_000
