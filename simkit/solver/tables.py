@@ -80,6 +80,7 @@ def solver_tables_from(t) -> SolverTables:
             tabs[v, T_CHEAP, i] = 32 * (11 - pts) + 31 - i
             tabs[v, T_HIGH, i] = i
             tabs[v, T_LOW, i] = 31 - i
+            # trumps above every T_DEAR key (at most 32 * 11 + 31); gen_moves needs every key below 1024
             tabs[v, T_LEAD, i] = 512 + i if t.eff_suit[v, c] == TRUMP else 32 * pts + i
             same = int(suit_mask[v, int(t.eff_suit[v, c])])
             tabs[v, T_BELOW, i] = same & ((1 << i) - 1)
