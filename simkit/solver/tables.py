@@ -30,7 +30,6 @@ from simkit.solver.search import (
     T_CLASS,
     T_DEAR,
     T_EFF,
-    T_HIGH,
     T_LEAD,
     T_LOW,
     T_POINTS,
@@ -78,7 +77,6 @@ def solver_tables_from(t) -> SolverTables:
             pts = int(t.points[c])
             tabs[v, T_DEAR, i] = 32 * pts + i
             tabs[v, T_CHEAP, i] = 32 * (11 - pts) + 31 - i
-            tabs[v, T_HIGH, i] = i
             tabs[v, T_LOW, i] = 31 - i
             # trumps above every T_DEAR key (at most 32 * 11 + 31); gen_moves needs every key below 1024
             tabs[v, T_LEAD, i] = 512 + i if t.eff_suit[v, c] == TRUMP else 32 * pts + i
