@@ -14,6 +14,7 @@ Use it like this::
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
@@ -240,6 +241,14 @@ class Game:
         self.leader = 0  # seat 0 is forehand and leads the first trick
         self.current: list[int] = []  # cards of the trick in progress, in play order
         self.tricks: list[tuple[int, tuple[int, ...], int]] = []
+
+    def copy(self) -> Game:
+        """An independent copy of the game so far: play on from here without replaying from the deal."""
+        g = copy.copy(self)
+        g.hands = [set(h) for h in self.hands]
+        g.current = list(self.current)
+        g.tricks = list(self.tricks)
+        return g
 
     # --- state
     def eff(self, c: int):

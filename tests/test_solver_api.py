@@ -117,6 +117,30 @@ def test_solve_line_equals_solve_at_every_position():
         solve_line(opening, cards[:3] + cards[5:6])
 
 
+def test_after_plays_on_like_a_replay_from_the_deal():
+    """Position.after plays on from its parent's game: at every position of a recorded game it equals the position
+    replayed from the deal, and neither a legal nor an illegal card changes the parent."""
+    rec = _records(DEMO)[1]
+    pos = Position.from_record(_cut(rec, 0))
+    cards = list(Position.from_record(_cut(rec, 4 * len(rec["tricks"]))).plays)
+    for i, c in enumerate(cards):
+        replayed = Position(pos.rules, pos.contract, pos.declarer, pos.hands, tuple(cards[:i]), pos.doublings)
+        assert pos == replayed and pos.level_payouts == replayed.level_payouts
+        g, r = pos.game, replayed.game
+        assert (g.hands, g.current, g.tricks, g.leader, g.searched) == (r.hands, r.current, r.tricks, r.leader,
+                                                                         r.searched)
+        assert pos.legal_cards() == replayed.legal_cards()
+        # a card played already, or at the start one of the next seat's cards
+        illegal = pos.plays[0] if pos.plays else min(pos.game.hands[(pos.to_move + 1) % 4])
+        with pytest.raises(PositionError):
+            pos.after(illegal)
+        child = pos.after(c)
+        assert (g.hands, g.current, g.tricks) == (r.hands, r.current, r.tricks)  # the parent is as it was
+        pos = child
+    assert pos.is_over and pos.game.result() == Position(pos.rules, pos.contract, pos.declarer, pos.hands,
+                                                         tuple(cards), pos.doublings).game.result()
+
+
 def test_threshold_and_positions_errors():
     rec = _records(DEMO)[0]
     pos = Position.from_record(_cut(rec, 3))

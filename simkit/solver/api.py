@@ -128,9 +128,9 @@ def _chain_length(objective: str, tout: bool) -> int:
 def _kernel_position(pos: Position, ws: Workspace):
     """(state, ctx, tabs, suit masks, card_of) of a position in the kernel's terms (rank space)."""
     from simkit.cards import ASS
-    from simkit.solver.search import C_FLAGS, NC, S_SEARCHED, apply_card
-    from simkit.solver.tables import solver_tables, to_ids
-    from simkit.solver.values import init_position
+    from simkit.solver.search import C_FLAGS, NC, S_SEARCHED
+    from simkit.solver.tables import solver_tables
+    from simkit.solver.values import open_position
 
     st = solver_tables(pos.rules)
     v = variant_index(pos.contract)
@@ -139,12 +139,10 @@ def _kernel_position(pos: Position, ws: Workspace):
     ace_id = int(id_of[8 * called + ASS]) if called >= 0 else -1
     s = ws.state
     ctx = np.zeros(NC, np.int64)
-    h = [to_ids(x, id_of) for x in pos.hands]
-    init_position(h[0], h[1], h[2], h[3], called, ace_id, pos.declarer, pos.rules.run_away_min, v, tabs, masks,
-                  s, ctx)
+    h = pos.hands
+    open_position(h[0], h[1], h[2], h[3], np.array(pos.plays, np.int64), called, ace_id, pos.declarer,
+                  pos.rules.run_away_min, v, tabs, masks, id_of, s, ctx)
     ctx[C_FLAGS] = ws.flags
-    for c in pos.plays:
-        apply_card(s, int(id_of[c]), ctx, tabs)
     assert bool(s[S_SEARCHED]) == (called < 0 or pos.game.searched), "kernel and referee disagree on the search"
     return s, ctx, tabs, masks, st.card_of[v]
 
@@ -268,16 +266,17 @@ def solve_line(position: Position, cards, objective: str = "points", *, workspac
 
 def position_guess(position: Position) -> int:
     """A first guess for MTD(f): half of the points still out on top of those taken."""
+    from simkit.cards import CARD_POINTS
+
     g = position.game
     team = g.team
-    taken = sum(sum(_pts(c) for c in cs) for _, cs, w in g.tricks if w in team)
-    out = 120 - sum(sum(_pts(c) for c in cs) for _, cs, _ in g.tricks)
+    taken, out = 0, 120
+    for _, cards, winner in g.tricks:
+        pts = sum(CARD_POINTS[c] for c in cards)
+        out -= pts
+        if winner in team:
+            taken += pts
     return taken + out // 2
-
-
-def _pts(c: int) -> int:
-    from simkit.cards import CARD_POINTS
-    return CARD_POINTS[c]
 
 
 def position_value(position: Position, objective: str = "points", *, workspace: Workspace | None = None,

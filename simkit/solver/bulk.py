@@ -13,20 +13,9 @@ import numpy as np
 from simkit.engine.bits import cttz
 from simkit.solver.jit import solver_jit
 from simkit.solver.search import ABORTED, C_TEAM, ST_NODES
-from simkit.solver.values import OBJ_POINTS, card_values, init_position, position_value
+from simkit.solver.values import OBJ_POINTS, card_values, init_position, position_value, to_rank_space
 
 SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
-
-
-@solver_jit(inline="always")
-def to_rank_space(mask, id_of_v):
-    """A card mask in rank space."""
-    out = np.int64(0)
-    m = np.int64(mask)
-    while m != 0:
-        out |= np.int64(1) << id_of_v[cttz(m)]
-        m &= m - 1
-    return out
 
 
 @solver_jit

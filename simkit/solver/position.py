@@ -71,9 +71,24 @@ class Position:
         return cls(rules, contract, declarer, tuple(hands), (), doublings, tariff)
 
     def after(self, *cards: int) -> Position:
-        """The position after the seat(s) to move play ``cards`` (checked like every card)."""
-        return Position(self.rules, self.contract, self.declarer, self.hands, self.plays + tuple(cards),
-                        self.doublings, self.tariff)
+        """The position after the seat(s) to move play ``cards`` (checked like every card). Plays on from this
+        position's game rather than replaying from the deal, so walking a whole game stays linear."""
+        cards = tuple(int(c) for c in cards)
+        game = self.game.copy()
+        try:
+            for c in cards:
+                game.play(c)
+        except (InvalidGame, IllegalPlay) as e:
+            raise PositionError(str(e)) from None
+        child = object.__new__(Position)
+        for name in ("rules", "contract", "declarer", "hands", "doublings", "tariff"):
+            object.__setattr__(child, name, getattr(self, name))
+        object.__setattr__(child, "plays", self.plays + cards)
+        object.__setattr__(child, "game", game)
+        for name in ("laufende", "level_payouts"):  # fixed by the deal: computed once per game
+            if name in self.__dict__:
+                child.__dict__[name] = self.__dict__[name]
+        return child
 
     # ----------------------------------------------------------------------------------------- reading
     @property

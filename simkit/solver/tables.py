@@ -99,13 +99,3 @@ def solver_tables_from(t) -> SolverTables:
             tabs[v, T_RUNS, 2 * r + 1] = n
     return SolverTables(tabs, suit_mask, card_of, id_of)
 
-
-def to_ids(mask: int, id_of_v: np.ndarray) -> int:
-    """A card mask in rank space."""
-    out = 0
-    m = int(mask)
-    while m:
-        low = m & -m
-        out |= 1 << int(id_of_v[low.bit_length() - 1])
-        m ^= low
-    return out

@@ -30,7 +30,6 @@ from simkit.solver.search import (
     C_PARTNER,
     C_RUN_MIN,
     C_TEAM,
-    INF,
     MEASURE_POINTS,
     NS,
     S_DP,
@@ -86,6 +85,31 @@ def init_position(h0, h1, h2, h3, called, ace_id, declarer, run_min, ctx_variant
     ctx[C_RUN_MIN] = run_min
     ctx[C_KEY] = ctx_variant | ((called + 1) << 4) | (team << 7) | (min(run_min, 15) << 11)
     ctx[C_FLAGS] = ALL_FLAGS
+
+
+@solver_jit(inline="always")
+def to_rank_space(mask, id_of_v):
+    """A card mask in rank space."""
+    out = np.int64(0)
+    m = np.int64(mask)
+    while m != 0:
+        out |= np.int64(1) << id_of_v[cttz(m)]
+        m &= m - 1
+    return out
+
+
+@solver_jit
+def open_position(h0, h1, h2, h3, plays, called, ace_id, declarer, run_min, ctx_variant, tabs, suit_mask_v, id_of_v,
+                  s, ctx):
+    """:func:`init_position` from the dealt hands as card masks, then the cards ``plays`` (card space, in order;
+    a negative card ends the list) applied: any position of a deal, in one call."""
+    init_position(to_rank_space(h0, id_of_v), to_rank_space(h1, id_of_v), to_rank_space(h2, id_of_v),
+                  to_rank_space(h3, id_of_v), called, ace_id, declarer, run_min, ctx_variant, tabs, suit_mask_v, s,
+                  ctx)
+    for j in range(plays.shape[0]):
+        if plays[j] < 0:
+            break
+        apply_card(s, id_of_v[plays[j]], ctx, tabs)
 
 
 @solver_jit(inline="always")

@@ -43,10 +43,8 @@ from simkit.solver.search import (
     ST_GEN,
     ST_LIMIT,
     ST_NODES,
-    apply_card,
 )
-from simkit.solver.values import OBJ_LEVEL, card_values, init_position
-from simkit.solver.bulk import to_rank_space
+from simkit.solver.values import OBJ_LEVEL, card_values, open_position
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.api import (
     I_BIDS,
@@ -256,14 +254,9 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             thr[10 + lv] = _seat_payout(dp, dt, tout, hs, lauf, lauf_min[v], base_price[v], params, dbl, team,
                                         partner, seat)
         # the position in rank space: the dealt hands, then every card played so far
-        init_position(to_rank_space(h0, idv), to_rank_space(h1, idv), to_rank_space(h2, idv),
-                      to_rank_space(h3, idv), called, ace_id, decl, params[P_RUN_AWAY_MIN], v, tabs, smv, s, ctx)
+        open_position(h0, h1, h2, h3, info[I_HISTORY_CARDS:I_HISTORY_CARDS + 32], called, ace_id, decl,
+                      params[P_RUN_AWAY_MIN], v, tabs, smv, idv, s, ctx)
         ctx[C_FLAGS] = ALL_FLAGS
-        for j in range(32):
-            c = info[I_HISTORY_CARDS + j]
-            if c < 0:
-                break
-            apply_card(s, idv[c], ctx, tabs)
         stats[ST_NODES] = 0
         stats[ST_ABORTED] = 0
         stats[ST_LIMIT] = budget  # a world may finish past the budget (a decision costs at most twice it)
