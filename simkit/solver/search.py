@@ -49,9 +49,10 @@ Speed
   cards of different points are not alike but one dominates: the dearer one into the mover's side's trick, the
   cheaper one into the other side's (:func:`reduce_dominated`, the points measure inside the search; a root card's
   own value is still searched);
-* move ordering by masks (:func:`gen_moves`): the table's move first; following, win cheaply against opponents and
-  load points onto a partner's trick; leading, high cards for the declaring side, aces then low cards for the
-  defenders;
+* move ordering by masks (:func:`gen_moves`): the table's move first; leading, the side cards sure to take their
+  trick, then trumps from the top for the declaring side and cheap cards for the defenders; following, win
+  cheaply against opponents, secure a partner's trick an opponent can still take and load points onto one he
+  cannot;
 * bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and before
   a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
@@ -447,10 +448,12 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     The table's move first; then two groups, each in the order of one of the ``T_DEAR``.. ``T_LEAD`` rows.
     Leading: the side cards that surely take their trick (:func:`safe_tops`), dearest first; then the declaring
     side plays trumps from the top and its dearest side cards, the defenders their cheapest cards. Following the
-    partner's trick: load the dearest card that does not overtake, else overtake as low as possible; following the
-    opponents' trick: win as low as possible, else throw the cheapest card. (Cashing sure tricks first and winning
-    cheaply keep the strong cards for later: measured, about a third fewer nodes than cashing every side ace first
-    and winning with the dearest card.) ``keys`` is an int64[8] scratch array."""
+    partner's trick that no opponent after this card can take: load the dearest card that does not overtake, else
+    overtake as low as possible; one an opponent can still take: the lowest card that makes it sure, else the
+    cheapest card; following the opponents' trick: win as low as possible, else throw the cheapest card. (Cashing
+    sure tricks first and winning cheaply keep the strong cards for later: measured, about a third fewer nodes
+    than cashing every side ace first and winning with the dearest card; securing a partner's open trick instead
+    of loading points onto it, 6-7% fewer.) ``keys`` is an int64[8] scratch array."""
     team = ctx[C_TEAM]
     mine = (team >> seat) & 1
     k = s[S_K]
@@ -461,10 +464,20 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     else:
         best = s[S_BEST]
         beats = tabs[T_ABOVE, best] if s[S_BEFF] == TRUMP else tabs[T_ABOVE, best] | tm
-        if ((team >> s[S_BSEAT]) & 1) == mine:
-            first, r1, r2 = legal & ~beats, T_DEAR, T_LOW
-        else:
+        if ((team >> s[S_BSEAT]) & 1) != mine:
             first, r1, r2 = legal & beats, T_LOW, T_CHEAP
+        elif k == 3 or trick_decided(s, k - 1, s[S_BSEAT], s[S_BEFF], best, team, suit_mask, tabs):
+            first, r1, r2 = legal & ~beats, T_DEAR, T_LOW
+        else:  # the partner's trick, but an opponent after this card can still take it: secure it first
+            first = np.int64(0)
+            m = legal & beats
+            while m != 0:
+                c = cttz(m)
+                m &= m - 1
+                _, bs, be, bt = trick_step(k, seat, tabs[T_EFF, c], c, s[S_LED], s[S_BSEAT], s[S_BEFF], best)
+                if trick_decided(s, k, bs, be, bt, team, suit_mask, tabs):
+                    first |= np.int64(1) << c
+            r1, r2 = T_LOW, T_CHEAP
     n = 0
     m = legal
     while m != 0:
