@@ -129,10 +129,13 @@ def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine
         f"Up to {per_contract:,} deals per contract and deck from `simkit run`'s bidding (heuristic on all seats, "
         "default ruleset; Touts left out), the opening position in the contract declared; `solve(position, "
         "objective)` values every legal card of forehand, from a cleared table. One core per task (two tasks at a "
-        "time on the two cores). Times in milliseconds.",
+        "time on the two cores). Times in milliseconds. Node counts do not depend on the machine; *ns a node* "
+        "(all the task's time over all its nodes) shows how fast the shared host ran that task: it drifts by up to "
+        "2x between runs, and the times with it.",
         "",
-        "| deck | objective | contract | deals | median ms | p90 ms | p99 ms | max | median nodes | p99 nodes |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| deck | objective | contract | deals | median ms | p90 ms | p99 ms | max | median nodes | p99 nodes | "
+        "ns a node |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in openings:
         t, n = r["times"], r["nodes"]
@@ -140,7 +143,7 @@ def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine
             continue
         lines.append(f"| {r['deck']} | {r['objective']} | {r['contract']} | {len(t):,} | {_ms(np.median(t))} | "
                      f"{_ms(np.percentile(t, 90))} | {_ms(np.percentile(t, 99))} | {_ms(t.max())} | "
-                     f"{np.median(n):,.0f} | {np.percentile(n, 99):,.0f} |")
+                     f"{np.median(n):,.0f} | {np.percentile(n, 99):,.0f} | {1e9 * t.sum() / n.sum():.0f} |")
     lines += ["", "All contracts together:", "",
               "| deck | objective | median ms | p90 ms | p99 ms | max |", "|---|---|---:|---:|---:|---:|"]
     for deck in ("long", "short"):
