@@ -6,7 +6,7 @@ known to be held and legal; the solver then rebuilds the same position in its ke
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 from simkit.cards import format_card
@@ -80,9 +80,9 @@ class Position:
                 game.play(c)
         except (InvalidGame, IllegalPlay) as e:
             raise PositionError(str(e)) from None
-        child = object.__new__(Position)
-        for name in ("rules", "contract", "declarer", "hands", "doublings", "tariff"):
-            object.__setattr__(child, name, getattr(self, name))
+        child = object.__new__(Position)  # not through __init__: that would replay the game from the deal
+        for f in fields(self):
+            object.__setattr__(child, f.name, getattr(self, f.name))
         object.__setattr__(child, "plays", self.plays + cards)
         object.__setattr__(child, "game", game)
         for name in ("laufende", "level_payouts"):  # fixed by the deal: computed once per game
