@@ -156,7 +156,8 @@ def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine
               "cards valued, `points`), on one table per game, against the opening position alone. *line*: "
               "`solve_line(opening, cards)`, one kernel call for the game (what `simkit analyze` uses); *solve()*: "
               "a `solve` call per position, each position made by `Position.after` and opened in one kernel call "
-              "(the difference between the two is that Python work). Ratios are the median of each game's own ratio.", "",
+              "(the difference between the two is that Python work). Ratios are the median of each game's own "
+              "ratio.", "",
               "| deck | games | median opening | median game, line | positions/s, line | whole game / opening, line | "
               "median game, solve() | whole game / opening, solve() |",
               "|---|---:|---:|---:|---:|---:|---:|---:|"]
