@@ -117,7 +117,34 @@ def run_tasks(per_contract: int, games: int, workers: int = 2) -> tuple[list[dic
 
 
 def _ms(x) -> str:
+    if x < 0.001:
+        return f"{1000 * x:.2f}"  # the short deck's medians: a tenth of a millisecond is too coarse
     return f"{1000 * x:.1f}" if x < 10 else f"{x:.1f} s"
+
+
+# issue 10's targets, long deck, in seconds: (objective, statistic) -> limit; the short deck's are a tenth of them
+TARGETS = {("win", "median"): 0.005, ("win", "p99"): 0.1, ("payout", "median"): 0.1, ("payout", "p99"): 2.0,
+           ("points", "median"): 0.1, ("points", "p99"): 2.0}
+WHOLE_GAME_TARGET = 3.0  # a whole game's positions against its opening position
+
+
+def target_rows(openings: list[dict], whole: list[dict]) -> list[str]:
+    """The targets table: each target beside the figure measured over all contracts."""
+    rows = []
+    for deck, scale in (("long", 1.0), ("short", 0.1)):
+        for (o, stat), limit in TARGETS.items():
+            t = np.concatenate([r["times"] for r in openings if r["deck"] == deck and r["objective"] == o])
+            if not len(t):
+                continue
+            got = np.median(t) if stat == "median" else np.percentile(t, 99)
+            lim = limit * scale
+            rows.append(f"| {deck} | {o} {stat} | <= {_ms(lim)} | {_ms(got)} | {'yes' if got <= lim else 'no'} |")
+    for r in whole:
+        for label, times in (("line", r["line"]), ("solve()", r["whole"])):
+            ratio = float(np.median(times / r["opening"]))
+            rows.append(f"| {r['deck']} | whole game / opening, {label} | <= {WHOLE_GAME_TARGET:.0f}x | {ratio:.2f}x | "
+                        f"{'yes' if ratio <= WHOLE_GAME_TARGET else 'no'} |")
+    return rows
 
 
 def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine: str, load: float) -> str:
@@ -166,4 +193,8 @@ def markdown(openings: list[dict], whole: list[dict], per_contract: int, machine
                      f"{_ms(np.median(r['line']))} | {r['positions'] / r['line'].sum():,.0f} | "
                      f"{np.median(r['line'] / r['opening']):.2f} | {_ms(np.median(r['whole']))} | "
                      f"{np.median(r['whole'] / r['opening']):.2f} |")
+    lines += ["", "Targets (issue 10; the short deck's are a tenth of the long deck's; `payout` between `win` and "
+              "`points`, so held to the `points` limits), against all contracts together (times in ms):", "",
+              "| deck | figure | target | measured | met |", "|---|---|---:|---:|---|"]
+    lines += target_rows(openings, whole)
     return "\n".join(lines)
