@@ -3,7 +3,9 @@
 ``solve_rows`` takes the columns of played deals (hands, contract variant, called suit, declarer, Tout) and, per
 row, rebuilds the opening position in rank space and solves it: the position's value, or every legal card's value
 too. Rows with a negative declarer (passed deals) are skipped. The workspace (table, stack) is shared by all rows:
-entries of different deals never match (the key holds the whole hands).
+a key holds the whole remaining hands, so an entry is only ever used for the same position, and deals that meet
+late in the game share it (measured: a new table generation per row, evicting earlier rows' entries first, saves
+nothing, and the Touts then need more nodes).
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ each *run* of equal cards moved to its bottom, see :func:`table_key`), the leade
 the context key and a generation. It stores bounds ``[lo, hi]`` on the *remaining* measure (what the declaring
 side still takes from here), which do not depend on what was taken before, plus the best move found. Only proven
 bounds are stored, so one table serves every position of a game, every objective and many deals (a key holds the
-whole hands, so entries of different deals never mix); ``Workspace.clear`` starts a new generation. Two-way
+whole remaining hands, so an entry is right for any deal that reaches that position: late in the game different
+deals do meet); ``Workspace.clear`` starts a new generation. Two-way
 buckets of one 64-byte line; the entry of an older generation, else the one with fewer cards left, is replaced.
 
 Speed
