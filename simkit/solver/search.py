@@ -433,10 +433,10 @@ def side_cards(s, side):
 
 
 @solver_jit(inline="always")
-def safe_tops(s, legal, other, tm, suit_mask):
-    """The side-suit cards of ``legal`` above every card the seats of ``other`` (a side's bits) hold in their suit,
-    in the suits none of them can ruff (holding trumps but no card of the suit): led, each takes its trick."""
-    theirs = side_cards(s, other)
+def safe_tops(s, legal, other, theirs, tm, suit_mask):
+    """The side-suit cards of ``legal`` above every card the seats of ``other`` (a side's bits; ``theirs``, their
+    cards) hold in their suit, in the suits none of them can ruff (holding trumps but no card of the suit): led,
+    each takes its trick."""
     out = np.int64(0)
     for su in range(4):
         sm = np.int64(suit_mask[su])
@@ -482,25 +482,27 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     The table's move first; then two groups, each in the order of one of the ``T_DEAR``.. ``T_LEAD`` rows.
     Leading: the side cards that surely take their trick (:func:`safe_tops`), dearest first; then the declaring
     side plays trumps from the top and its dearest side cards (once the defenders hold no trump: its weakest
-    cards, trumps last), the defenders their cheapest cards. Following the
-    partner's trick that no opponent after this card can take: load the dearest card that does not overtake, else
-    overtake as low as possible; one an opponent can still take: the lowest card that makes it sure, else the
-    cheapest card; following the opponents' trick: win as low as possible, else throw the cheapest card, or the
-    dearest when a partner after this card can still take the trick (second in the trick with such a partner:
-    the dearest cards first, winning or not). (Cashing sure tricks first and winning
-    cheaply keep the strong cards for later: measured, about a third fewer nodes than cashing every side ace first
-    and winning with the dearest card; securing a partner's open trick instead of loading points onto it, 6-7%
-    fewer; loading points for a partner behind who can still win, 8-15% fewer; keeping the trumps back once the
-    defenders have none, which spares the search their free discards, a quarter fewer in a Wenz or Geier.)
+    cards, trumps last), the defenders their cheapest cards. Following the partner's trick that no opponent after
+    this card can take: load the dearest card that does not overtake, else overtake as low as possible; one an
+    opponent can still take: the lowest card that makes it sure, else the cheapest card; following the opponents'
+    trick: win as low as possible, else throw the cheapest card, or the dearest when a partner after this card can
+    still take the trick (second in the trick with such a partner: the dearest cards first, winning or not).
+    (Cashing sure tricks first and winning cheaply keep the strong cards for later: measured, about a third fewer
+    nodes than cashing every side ace first and winning with the dearest card; securing a partner's open trick
+    instead of loading points onto it, 6-7% fewer; loading points for a partner behind who can still win, 8-15%
+    fewer; keeping the trumps back once the defenders have none, which spares the search their free discards, a
+    quarter fewer in a Wenz or Geier.)
     ``keys`` is an int64[8] scratch array."""
     team = ctx[C_TEAM]
     mine = (team >> seat) & 1
     k = s[S_K]
     tm = np.int64(suit_mask[TRUMP])
     if k == 0:
-        first = safe_tops(s, legal, 15 & ~team if mine else team, tm, suit_mask)
+        other = 15 & ~team if mine else team
+        theirs = side_cards(s, other)
+        first = safe_tops(s, legal, other, theirs, tm, suit_mask)
         r1, r2 = T_DEAR, (T_LEAD if mine else T_CHEAP)
-        if mine and (side_cards(s, 15 & ~team) & tm) == 0:
+        if mine and (theirs & tm) == 0:
             r2 = T_LOW  # trumps drawn: they stay sure, so the weakest side cards before them (no free discards)
     else:
         best = s[S_BEST]
