@@ -55,8 +55,9 @@ Speed
   and cheap cards for the defenders; following, win cheaply against opponents (else load points if a partner
   behind can still take the trick; second in the trick, load them first), secure a partner's trick an opponent
   can still take and load points onto one he cannot;
-* bounds at trick boundaries from sure trumps, quick tricks and drawing trumps (:func:`guaranteed`), and before
-  a trick's last card when its winner is decided (:func:`trick_bound`); the last trick evaluated directly, before
+* bounds at trick boundaries from the declaring side's sure trumps, quick tricks and drawing trumps
+  (:func:`guaranteed`), and before a trick's last card when its winner is decided (:func:`trick_bound`, for
+  either side); the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
   a hand left, a position the bounds and the table leave open is solved by :func:`two_tricks` (plain nested
   loops, no stack frames), each line it plays out counted as a node.
@@ -980,12 +981,8 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                                 lo = base + tlo
                             if base + thi < hi:
                                 hi = base + thi
-                    if lo < b and hi > a and flags & FLAG_BOUNDS:  # ... and the defenders
-                        lp, lt = guaranteed(s, 15 & ~team, tabs, suit_mask,
-                                            base + room - a if measure == MEASURE_POINTS else INF, s[S_LEADER], 0)
-                        loss = lp if measure == MEASURE_POINTS else lt
-                        if base + room - loss < hi:
-                            hi = base + room - loss
+                    # (no bound from the defenders' sure tricks here: it decides about 1% of the boundaries and
+                    # cost more time than it saved, DEVELOPERS.md; trick_bound still uses it inside a trick)
             elif flags & FLAG_BOUNDS and k == 3 and lo < b and hi > a:
                 # the trick's last card, the trick already decided (earlier in the trick the test costs more
                 # time than its cut-offs save)
