@@ -19,7 +19,7 @@ from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, W
 from simkit.solver import Position, Workspace, solve, threshold
 from simkit.solver.api import _kernel_position
 from simkit.solver.search import (C_TEAM, S_BSEAT, S_DP, S_DT, S_K, S_LEADER, S_REMPTS, S_TP, guaranteed,
-                                  trick_bound)
+                                  regain_bound, trick_bound)
 
 PLAIN = Workspace(table_bits=16, flags=0)
 FAST = Workspace(table_bits=18)
@@ -273,6 +273,28 @@ def test_trick_bounds_hold(seed):
         assert threshold(pos, points=dp + gain, workspace=PLAIN)
         assert threshold(pos, tricks=dt + gain_t, workspace=PLAIN)
     assert decided > 8
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_regain_bound_holds(seed):
+    """``regain_bound`` (a lone declarer off lead who wins the next trick whatever is led) is a promise too, on
+    random play and on declared solos, and it promises something often enough to be tested."""
+    promised = 0
+    positions = random_positions(4000 + seed, 200, (3, 4, 5)) + declared_positions(43 + seed, 400, (3, 4, 5))
+    for pos in positions:
+        while pos.game.current:  # back to the trick boundary
+            pos = Position(pos.rules, pos.contract, pos.declarer, pos.hands, pos.plays[:-1], pos.doublings)
+        if pos.is_over or len(pos.team) != 1 or pos.to_move in pos.team:
+            continue
+        s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+        gain = regain_bound(s.copy(), ctx, tabs, masks, 0, 1 << 20, 0)
+        gain_t = regain_bound(s.copy(), ctx, tabs, masks, 1, 1 << 20, 0)
+        if gain_t:
+            promised += 1
+            assert gain_t >= 1
+            assert threshold(pos, points=int(s[S_DP]) + gain, workspace=PLAIN), str(pos)
+            assert threshold(pos, tricks=int(s[S_DT]) + gain_t, workspace=PLAIN), str(pos)
+    assert promised > 25
 
 
 def test_trump_survivors_matches_brute_force():

@@ -56,8 +56,9 @@ Speed
   behind can still take the trick; second in the trick, load them first), secure a partner's trick an opponent
   can still take and load points onto one he cannot;
 * lower bounds from the declaring side's sure trumps, quick tricks and drawing trumps (:func:`guaranteed`): at
-  trick boundaries, and before a trick's last card when the trick is decided for it (:func:`trick_bound`); the
-  defenders' side of both cost more time than it saved; the last trick evaluated directly, before
+  trick boundaries (a lone declarer off lead who surely wins the next trick also as its leader afterwards,
+  :func:`regain_bound`), and before a trick's last card when the trick is decided for it (:func:`trick_bound`);
+  the defenders' side of both cost more time than it saved; the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
   a hand left, a position the bounds and the table leave open is solved by :func:`two_tricks` (plain nested
   loops, no stack frames), each line it plays out counted as a node.
@@ -792,6 +793,69 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
 
 
 @solver_jit(inline="always")
+def _after_winning_with(s, x, card, team, tabs, suit_mask, measure, enough):
+    """What the lone declarer ``x`` surely takes when he wins the current trick with ``card`` and then leads: the
+    card's points (the others' cards in the trick, at least 0) and what ``guaranteed`` promises him afterwards (the
+    opponents one card shorter, as in :func:`trick_bound`)."""
+    hand = s[x]
+    pts = tabs[T_POINTS, card]
+    s[x] = hand & ~(np.int64(1) << card)
+    gp, gt = guaranteed(s, team, tabs, suit_mask, enough - pts, x, 1)
+    s[x] = hand
+    if measure == MEASURE_POINTS:
+        return pts + gp
+    return 1 + gt
+
+
+@solver_jit(inline="always")
+def regain_bound(s, ctx, tabs, suit_mask, measure, enough, floor):
+    """What a lone declarer not on lead surely takes from a trick boundary when he wins the next trick whatever
+    the leader leads, and so leads after it; 0 when some lead could beat him, or when the bound is not above
+    ``floor`` (what is already known).
+
+    He wins a trump lead, or a lead of a side suit he is void in, with his best trump if it is above every other
+    trump; and a lead of a side suit he holds with his best card of it, if that is above every other card of the
+    suit and no opponent could ruff it (void in the suit, holding a trump). Which card he spends depends on the
+    lead, so the bound is the least over the leads the leader can make (:func:`_after_winning_with`). (Before it,
+    a lone declarer's bound off lead counted only his sure trumps: a Wenz's `payout` search 18% more nodes.)"""
+    team = ctx[C_TEAM]
+    x = cttz(team)
+    tm = np.int64(suit_mask[TRUMP])
+    hand = s[x]
+    trumps = hand & tm
+    others = (s[0] | s[1] | s[2] | s[3]) & ~hand
+    top_trump_sure = trumps != 0 and ((others & tm) == 0 or msb(others & tm) < msb(trumps))
+    led_from = s[s[S_LEADER]]
+    by_trump = (led_from & tm) != 0  # a trump lead, or a side suit he is void in: won with his best trump
+    by_suit = np.int64(0)  # his best cards of the side suits he holds that may be led
+    for su in range(4):
+        sm = np.int64(suit_mask[su])
+        if (led_from & sm) == 0:
+            continue
+        if (hand & sm) == 0:
+            by_trump = True
+            continue
+        top = msb(hand & sm)
+        if (others & sm) != 0 and msb(others & sm) > top:
+            return 0
+        for o in range(4):
+            if o != x and (s[o] & sm) == 0 and (s[o] & tm) != 0:
+                return 0  # a ruff
+        by_suit |= np.int64(1) << top
+    if by_trump and not top_trump_sure:
+        return 0
+    least = INF
+    if by_trump:
+        least = _after_winning_with(s, x, msb(trumps), team, tabs, suit_mask, measure, enough)
+    m = by_suit
+    while m != 0 and least > floor:
+        c = cttz(m)
+        m &= m - 1
+        least = min(least, _after_winning_with(s, x, c, team, tabs, suit_mask, measure, enough))
+    return least if floor < least < INF else 0
+
+
+@solver_jit(inline="always")
 def _final_trick(s, played, leader, team, tabs, measure):
     """Measure the declaring side wins in the last trick (it is forced): every hand holds one card besides those
     in ``played``."""
@@ -967,6 +1031,10 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                         gp, gt = guaranteed(s, team, tabs, suit_mask, b - base if measure == MEASURE_POINTS else INF,
                                             s[S_LEADER], 0)
                         lo = base + (gp if measure == MEASURE_POINTS else gt)
+                        if lo < b and (team & (team - 1)) == 0 and not (team >> s[S_LEADER]) & 1:
+                            lo = base + max(lo - base, regain_bound(s, ctx, tabs, suit_mask, measure,
+                                                                    b - base if measure == MEASURE_POINTS else INF,
+                                                                    lo - base))
                     if lo < b:
                         k1, k2, meta = table_key(s, ctx, tabs, measure, gen)
                         slot = slot_of(k1, k2, meta, mask)
