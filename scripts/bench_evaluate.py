@@ -2,8 +2,8 @@
 
 * heuristic play: :func:`simkit.evaluate` on 10^4 and 10^5 deals in this process (kernels loaded; default workers),
   best of 3, and the command from the shell (start-up and numba's cache load included), best of 3;
-* dd: the solver on every option's opening position; fewer deals (the long deck's solves take far longer), the
-  time per 10^4 deals extrapolated linearly and marked as such;
+* dd: the solver on every option's opening position; fewer deals (the long deck's solves take far longer), best
+  of 3, the time per 10^4 deals extrapolated linearly and marked as such;
 * the kernel's given-hands entry against its own dealing, interleaved, best of 3 (the cost of the entry).
 """
 
@@ -67,7 +67,7 @@ def run(quick: bool, machine: str) -> str:
         options = len(declarations(hand, rules)) + 1
         n = dd_deals[deck]
         evaluate(hand, rules=rules, deals=2, play="dd", workers=1)  # load the solver
-        t = _best(lambda: evaluate(hand, rules=rules, deals=n, play="dd"), 1)
+        t = _best(lambda: evaluate(hand, rules=rules, deals=n, play="dd"), 1 if quick else 3)
         per = t * 10_000 / n
         rows.append((deck, hand, "dd", options, n, "API, kernels loaded", f"{t:.1f} s",
                      f"{per / 60:.1f} min (extrapolated)" if per >= 120 else f"{per:.0f} s (extrapolated)"))
@@ -92,8 +92,8 @@ def run(quick: bool, machine: str) -> str:
         "sampled deals: heuristic play at all seats in the whole-deal kernel (one process below "
         "`PARALLEL_MIN_GAMES` = 500,000 games, else all cores), or `dd`, the solver's payout value of every "
         "option's opening position on all cores. Target (issue 13): 10^4 deals with heuristic play under a second, "
-        "with `dd` under a minute. The API figures are best of 3 (dd: one run); the command's include Python "
-        "start-up and numba's cache load.",
+        "with `dd` under a minute. The API figures are best of 3 (the host's speed drifts by 10-20% from minute to "
+        "minute); the command's include Python start-up and numba's cache load.",
         "",
         "| deck | hand | play | options | deals | what | time | per 10^4 deals |",
         "|---|---|---|---:|---:|---|---:|---:|",
