@@ -769,23 +769,11 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
     team = ctx[C_TEAM]
     if not (team >> best_seat) & 1:
         return 0
-    tm = np.int64(suit_mask[TRUMP])
-    best = s[S_BEST]
-    above = tabs[T_ABOVE, best]
-    led_mask = np.int64(suit_mask[s[S_BEFF]])
-    seat = (s[S_LEADER] + k) & 3
-    for _ in range(k, 4):
-        if (team >> seat) & 1:
-            return 0  # a partner is still to play: his card is his choice
-        hand = s[seat]
-        if s[S_BEFF] == TRUMP:
-            if hand & tm & above:
-                return 0
-        else:
-            follow = hand & led_mask
-            if (follow & above) != 0 or (follow == 0 and (hand & tm) != 0):
-                return 0
-        seat = (seat + 1) & 3
+    for j in range(k, 4):
+        if (team >> ((s[S_LEADER] + j) & 3)) & 1:
+            return 0  # a partner is still to play: his card is his choice (and who leads next)
+    if not trick_decided(s, k - 1, best_seat, s[S_BEFF], s[S_BEST], team, suit_mask, tabs):
+        return 0
     gp, gt = guaranteed(s, team, tabs, suit_mask, enough - s[S_TP], best_seat, 1)
     if measure == MEASURE_POINTS:
         return s[S_TP] + gp
@@ -823,8 +811,10 @@ def regain_bound(s, ctx, tabs, suit_mask, measure, enough, floor):
     tm = np.int64(suit_mask[TRUMP])
     hand = s[x]
     trumps = hand & tm
-    others = (s[0] | s[1] | s[2] | s[3]) & ~hand
+    defenders = 15 & ~team
+    others = side_cards(s, defenders)
     top_trump_sure = trumps != 0 and ((others & tm) == 0 or msb(others & tm) < msb(trumps))
+    safe = safe_tops(s, hand, defenders, others, tm, suit_mask)
     led_from = s[s[S_LEADER]]
     by_trump = (led_from & tm) != 0  # a trump lead, or a side suit he is void in: won with his best trump
     by_suit = np.int64(0)  # his best cards of the side suits he holds that may be led
@@ -834,14 +824,10 @@ def regain_bound(s, ctx, tabs, suit_mask, measure, enough, floor):
             continue
         if (hand & sm) == 0:
             by_trump = True
-            continue
-        top = msb(hand & sm)
-        if (others & sm) != 0 and msb(others & sm) > top:
-            return 0
-        for o in range(4):
-            if o != x and (s[o] & sm) == 0 and (s[o] & tm) != 0:
-                return 0  # a ruff
-        by_suit |= np.int64(1) << top
+        elif (safe & sm) == 0:
+            return 0  # a defender can beat or ruff his best card of the suit
+        else:
+            by_suit |= np.int64(1) << msb(safe & sm)
     if by_trump and not top_trump_sure:
         return 0
     least = INF
