@@ -758,6 +758,17 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
 
 
 @solver_jit(inline="always")
+def _wins_trick_then_leads(s, team, tabs, suit_mask, measure, trick_pts, enough, winner):
+    """What the declaring side surely takes from here on when it takes the current trick (``trick_pts`` of its
+    points are sure, the cards still to come add at least 0) and ``winner`` leads next: the trick, and what
+    ``guaranteed`` promises it on the hands as they are, every opponent one card shorter (``cap_penalty`` 1)."""
+    gp, gt = guaranteed(s, team, tabs, suit_mask, enough - trick_pts, winner, 1)
+    if measure == MEASURE_POINTS:
+        return trick_pts + gp
+    return 1 + gt
+
+
+@solver_jit(inline="always")
 def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
     """What the declaring side surely takes from here on (its gain in ``measure``) inside a trick it is already
     sure to win: its best card so far cannot be beaten by any player still to play, and every one of those is a
@@ -774,25 +785,18 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
             return 0  # a partner is still to play: his card is his choice (and who leads next)
     if not trick_decided(s, k - 1, best_seat, s[S_BEFF], s[S_BEST], team, suit_mask, tabs):
         return 0
-    gp, gt = guaranteed(s, team, tabs, suit_mask, enough - s[S_TP], best_seat, 1)
-    if measure == MEASURE_POINTS:
-        return s[S_TP] + gp
-    return 1 + gt
+    return _wins_trick_then_leads(s, team, tabs, suit_mask, measure, s[S_TP], enough, best_seat)
 
 
 @solver_jit(inline="always")
 def _after_winning_with(s, x, card, team, tabs, suit_mask, measure, enough):
-    """What the lone declarer ``x`` surely takes when he wins the current trick with ``card`` and then leads: the
-    card's points (the others' cards in the trick, at least 0) and what ``guaranteed`` promises him afterwards (the
-    opponents one card shorter, as in :func:`trick_bound`)."""
+    """What the lone declarer ``x`` surely takes when he wins the current trick with ``card`` and then leads
+    (:func:`_wins_trick_then_leads` on his hand without that card)."""
     hand = s[x]
-    pts = tabs[T_POINTS, card]
     s[x] = hand & ~(np.int64(1) << card)
-    gp, gt = guaranteed(s, team, tabs, suit_mask, enough - pts, x, 1)
+    v = _wins_trick_then_leads(s, team, tabs, suit_mask, measure, tabs[T_POINTS, card], enough, x)
     s[x] = hand
-    if measure == MEASURE_POINTS:
-        return pts + gp
-    return 1 + gt
+    return v
 
 
 @solver_jit(inline="always")
