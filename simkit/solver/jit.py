@@ -15,7 +15,7 @@ from simkit.engine.jitcache import source_stamp, stamp
 
 _PKG = Path(__file__).resolve().parent.parent
 DEPENDENCIES = [_PKG / "engine" / f for f in ("bits.py", "kernel.py", "deal.py", "rng.py", "jitcache.py")] + [
-    _PKG / "solver" / f for f in ("jit.py", "search.py", "values.py", "bulk.py")]
+    _PKG / "solver" / f for f in ("jit.py", "prefetch.py", "search.py", "values.py", "bulk.py")]
 
 
 _STAMP = source_stamp(DEPENDENCIES)

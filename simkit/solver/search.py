@@ -33,7 +33,8 @@ table key of all of that. ``tabs`` holds the contract's card tables in rank spac
 
 Transposition table
 -------------------
-Keyed at trick boundaries on what is left, not on how it was reached: the four remaining hands (with the cards of
+Keyed at trick boundaries (but not those with two cards a hand left, which :func:`two_tricks` solves faster than
+a probe finds them) on what is left, not on how it was reached: the four remaining hands (with the cards of
 each *run* of equal cards moved to its bottom, see :func:`table_key`), the leader, the searched flag, the measure,
 the context key and a generation. It stores bounds ``[lo, hi]`` on the *remaining* measure (what the declaring
 side still takes from here), which do not depend on what was taken before, plus the best move found. Only proven
@@ -41,6 +42,8 @@ bounds are stored, so one table serves every position of a game, every objective
 whole remaining hands, so an entry is right for any deal that reaches that position: late in the game different
 deals do meet); ``Workspace.clear`` starts a new generation. Two-way
 buckets of one 64-byte line; the entry of an older generation, else the one with fewer cards left, is replaced.
+A boundary's bucket is prefetched (:mod:`simkit.solver.prefetch`) before the bounds are computed and probed after
+them, so the probe seldom waits for memory.
 
 Speed
 -----
@@ -60,8 +63,8 @@ Speed
   :func:`regain_bound`), and before a trick's last card when the trick is decided for it (:func:`trick_bound`);
   the defenders' side of both cost more time than it saved; the last trick evaluated directly, before
   the bounds and the table (it is forced); a forced card is played without reducing or ordering; with two cards
-  a hand left, a position the bounds and the table leave open is solved by :func:`two_tricks` (plain nested
-  loops, no stack frames), each line it plays out counted as a node.
+  a hand left, a position the bounds leave open is solved by :func:`two_tricks` (plain nested loops, no stack
+  frames, no table), each line it plays out counted as a node.
 
 numba 0.68 crashed loading a self-recursive ``cache=True`` function from the cache (DESIGN.md), hence the explicit
 stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list cursor and a snapshot of ``s``.
@@ -75,6 +78,7 @@ from simkit.engine.bits import cttz, msb, popcount
 from simkit.engine.kernel import legal_cards, trick_step
 from simkit.rules.tables import TRUMP
 from simkit.solver.jit import solver_jit
+from simkit.solver.prefetch import prefetch_row
 
 MEASURE_POINTS = 0
 MEASURE_TRICKS = 1
@@ -882,8 +886,8 @@ def _fold(is_max, v, g, a, b):
 def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     """Fail-soft alpha-beta value of the measure the declaring side still takes from a trick boundary where every
     hand holds two cards, in the window (a, b): the next trick's lines (16 at most) by four nested loops, each line
-    followed by the forced last trick. Cheaper than the general search once the bounds and the table have not
-    decided the position (before them it costs more than they do).
+    followed by the forced last trick. Cheaper than the general search once the bounds have not decided the
+    position (before them it costs more than they do), and than a table probe.
 
     Returns (value, lines): ``lines`` is how many lines were played out, counted as nodes (each stands for the
     last-trick node the general search would have entered), so a node budget buys the same work either way."""
@@ -1006,6 +1010,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
             k2 = np.int64(0)
             meta = np.int64(0)
             done = False
+            endgame = False  # a trick boundary left to two_tricks()
             if k == 0:
                 if room == 0 or s[0] == 0:
                     done = True
@@ -1016,6 +1021,14 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                     done = True
                     ret = base + _final_trick(s, np.int64(0), s[S_LEADER], team, tabs, measure)
                 else:
+                    # the table, except with two cards a hand left when two_tricks() follows: enumerating those
+                    # lines is cheaper than a probe (a cache miss) and a store; its bucket is fetched while the
+                    # bounds are computed
+                    endgame = (flags & FLAG_ENDGAME) != 0 and popcount(s[0]) == 2
+                    if not endgame:
+                        k1, k2, meta = table_key(s, ctx, tabs, measure, gen)
+                        slot = slot_of(k1, k2, meta, mask)
+                        prefetch_row(tt, slot)
                     if flags & FLAG_BOUNDS:
                         # what the declaring side is sure of (cheaper than the table, and decides most positions)
                         gp, gt = guaranteed(s, team, tabs, suit_mask, b - base if measure == MEASURE_POINTS else INF,
@@ -1025,9 +1038,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                             lo = base + max(lo - base, regain_bound(s, ctx, tabs, suit_mask, measure,
                                                                     b - base if measure == MEASURE_POINTS else INF,
                                                                     lo - base))
-                    if lo < b:
-                        k1, k2, meta = table_key(s, ctx, tabs, measure, gen)
-                        slot = slot_of(k1, k2, meta, mask)
+                    if lo < b and slot >= 0:
                         i = tt_find(tt, slot, k1, k2, meta)
                         if i >= 0:
                             tlo, thi, hint = tt_unpack(tt[i, 3])
@@ -1060,11 +1071,10 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 a = lo
             if hi < b:
                 b = hi
-            if k == 0 and flags & FLAG_ENDGAME and popcount(s[0]) == 2:
+            if endgame:
                 g2, lines = two_tricks(s, ctx, tabs, suit_mask, measure, a - base, b - base)
                 ret = base + g2
                 nodes += lines
-                tt_store_result(tt, slot, k1, k2, meta, ret, a, b, base, -1, 8)
                 if p == 0:
                     stats[ST_NODES] = nodes
                     return ret
