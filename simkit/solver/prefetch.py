@@ -2,9 +2,9 @@
 ``llvm.prefetch``, x86 ``prefetcht0``), so that a transposition-table probe issued later finds its bucket there.
 
 The search computes a trick-boundary position's table key and prefetches its bucket before computing the
-declaring side's bound (:func:`simkit.solver.search.guaranteed`), which takes about as long as the memory access:
-the probe after the bound then no longer waits for main memory (DEVELOPERS.md has the measurements). A prefetch
-is only a hint: it never faults, and a row index past the array is not passed.
+declaring side's bound (:func:`simkit.solver.search.guaranteed`), which hides much of the memory access: the
+probe after the bound seldom waits for main memory (DEVELOPERS.md has the measurements). A prefetch is only a
+hint: it never faults, and a row index past the array is not passed.
 """
 
 from __future__ import annotations
