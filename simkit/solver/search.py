@@ -1108,8 +1108,9 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                     red = reduce_equivalent(s, seat, legal, ctx, tabs, measure)
                 fr[p, F_N] = gen_moves(s, seat, moves, p, red, ctx, tabs, suit_mask, hint, keys)
             fr[p, F_I] = 0
-            for j in range(NS):
-                fr[p, F_SNAP + j] = s[j]
+            if fr[p, F_N] > 1 or slot >= 0 or p == 0:  # (a single move inside a trick never restores ``s``)
+                for j in range(NS):
+                    fr[p, F_SNAP + j] = s[j]
             phase = 1
         elif phase == 1:
             i = fr[p, F_I]
@@ -1124,16 +1125,18 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 p += 1
                 phase = 0
                 continue
-            # every move searched (or a cut-off): store and return
+            # every move searched (or a cut-off): store and return. ``s`` is left as the last child left it: the
+            # parent restores its own snapshot before its next move, and only the root must hand ``s`` back
             g = fr[p, F_G]
-            for j in range(NS):
-                s[j] = fr[p, F_SNAP + j]
             slot = fr[p, F_SLOT]
             if slot >= 0:
                 tt_store_result(tt, slot, fr[p, F_K1], fr[p, F_K2], fr[p, F_META], g, fr[p, F_A0], fr[p, F_B0],
-                                fr[p, F_BASE], fr[p, F_BEST], popcount(s[0] | s[1] | s[2] | s[3]))
+                                fr[p, F_BASE], fr[p, F_BEST],
+                                popcount(fr[p, F_SNAP] | fr[p, F_SNAP + 1] | fr[p, F_SNAP + 2] | fr[p, F_SNAP + 3]))
             ret = g
             if p == 0:
+                for j in range(NS):
+                    s[j] = fr[0, F_SNAP + j]
                 stats[ST_NODES] = nodes
                 return ret
             p -= 1
