@@ -37,7 +37,8 @@ from simkit.stats import mean_interval_of, wilson
 PLAY_DD = "dd"
 CHUNK = 20_000  # deals a task with a strategy's play
 PARALLEL_MIN_GAMES = 500_000  # fewer games (deals x options) are played in this process (forking costs more)
-CHUNK_DD = 50  # deals a task with the solver (a progress step every few seconds)
+CHUNK_DD = 100  # deals a task with the solver: a progress step every second or two, and the task's fixed cost
+# (a play_games call per option, about 1.5 ms each) about 1% of its time
 COLUMNS = ("declaration", "kind", "suit", "tout", "win", "win_low", "win_high", "payout", "payout_low",
            "payout_high", "schneider", "schneider_low", "schneider_high", "schwarz", "schwarz_low", "schwarz_high",
            "recommended")
@@ -173,10 +174,11 @@ def _play_chunk(seed, start, m, rules, hand, seat, options, play):
 
     seats = seat_strategies("heuristic" if dd else play)  # resolved once for every option's play_games call
     ws = None
-    if dd:
-        from simkit.solver.api import Workspace
+    if dd:  # the process's table, kept from task to task (its entries hold for any deal; a new 32 MB table a task
+        # cost about 1% of the time)
+        from simkit.solver.api import default_workspace
 
-        ws = Workspace()
+        ws = default_workspace()
     for j, opt in enumerate(options):
         if opt.contract is None:
             g = play_games(seed, start, m, rules, seats=seats, hands=hands, passer=seat)
