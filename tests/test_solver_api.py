@@ -17,7 +17,7 @@ from simkit.cards import format_card
 from simkit.engine.game import play_games
 from simkit.rules import Contract, load_ruleset
 from simkit.solver import Position, PositionError, Workspace, position_value, solve, threshold
-from simkit.solver.api import solve_openings
+from simkit.solver.api import solve_openings, solve_played
 
 from simkit_cli import REPO, read_parts, simkit as cli
 
@@ -176,6 +176,25 @@ def test_solve_openings_is_independent_of_workers_and_matches_solve():
         assert sol.values == {c: int(a["card_values"][i, c]) for c in range(32) if (int(a["legal"][i]) >> c) & 1}
         checked += 1
     assert checked == 5 and (~a["solved"] == (g["kind"] < 0)).all()
+
+
+def test_a_level_walked_from_any_guess_equals_the_bisection():
+    """solve_played finds a level by a walk from the level the strategies' own play reached (values.level_from);
+    from any first guess, right or far off, it must be the level the bisection finds (no result columns)."""
+    rules = load_ruleset()
+    g = play_games(6, 0, 40, rules)
+    plain = {k: v for k, v in g.items() if k not in ("declarer_points", "declarer_tricks")}
+    n = len(g["kind"])
+    for objective in ("payout", "win"):
+        want = solve_played(plain, rules, objective)
+        got = solve_played(g, rules, objective)
+        assert (got["value"] == want["value"]).all() and (got["solved"] == want["solved"]).all()
+        # every guess from "lost schwarz" to "won schwarz"
+        for pts, tricks in ((0, 0), (20, 1), (45, 3), (75, 5), (100, 7), (120, 8)):
+            h = dict(g, declarer_points=np.full(n, pts), declarer_tricks=np.full(n, tricks))
+            assert (solve_played(h, rules, objective)["value"] == want["value"]).all(), (objective, pts)
+    levels = solve_played(plain, rules, "payout")["level"][want["solved"]]
+    assert len(set(levels.tolist())) >= 3  # the deals end at several levels, so the walks go both ways
 
 
 # ------------------------------------------------------------------------------------------ the commands

@@ -350,6 +350,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     from simkit.solver.bulk import SKIPPED, solve_rows
     from simkit.solver.search import NC, NS
     from simkit.solver.tables import solver_tables
+    from simkit.solver.values import OBJ_LEVEL
 
     ws = workspace or default_workspace()
     kind = np.asarray(games["kind"], np.int64)
@@ -374,9 +375,10 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     nodes = np.zeros(n, np.int64)
     card_values_ = np.zeros((n if cards else 0, 32), np.int64)
     legal = np.zeros(n, np.int64)
+    guesses = _played_levels(games, objective, tout, hs) if kobj == OBJ_LEVEL else np.full(n, -1, np.int64)
     ws.start(node_limit)
     done = solve_rows(np.asarray(games["hands"], np.uint32), variant, called, declarer, tout.astype(np.int64),
-                      rules.run_away_min, kobj, np.stack([m0, m1]), np.stack([v0, v1]), chain_len, st.tabs,
+                      rules.run_away_min, kobj, np.stack([m0, m1]), np.stack([v0, v1]), chain_len, guesses, st.tabs,
                       st.suit_mask, st.id_of, st.card_of, cards, ws.arrays, value, nodes,
                       card_values_ if cards else np.zeros((n, 32), np.int64), legal, np.zeros(NS, np.int64),
                       np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64))
@@ -407,6 +409,25 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     if cards:
         out["card_values"] = card_values_.astype(np.int32)
         out["legal"] = legal.astype(np.uint32)
+    return out
+
+
+def _played_levels(games, objective, tout, hand_size) -> np.ndarray:
+    """The level of ``objective``'s chain that the strategies' own play of each deal reached (the columns
+    ``declarer_points`` and ``declarer_tricks``), the solver's first guess; -1 where the columns are missing."""
+    from simkit.solver.search import MEASURE_POINTS, MEASURE_TRICKS
+
+    n = len(tout)
+    if "declarer_points" not in games or "declarer_tricks" not in games:
+        return np.full(n, -1, np.int64)
+    reached = {MEASURE_POINTS: np.asarray(games["declarer_points"], np.int64),
+               MEASURE_TRICKS: np.asarray(games["declarer_tricks"], np.int64)}
+    out = np.zeros(n, np.int64)
+    for is_tout in (False, True):
+        _, measures, values = _chain(objective, is_tout, hand_size)
+        rows = tout == is_tout
+        for j in range(_chain_length(objective, is_tout)):
+            out[rows] += reached[int(measures[j])][rows] >= values[j]
     return out
 
 

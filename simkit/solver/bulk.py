@@ -15,17 +15,18 @@ import numpy as np
 from simkit.engine.bits import cttz
 from simkit.solver.jit import solver_jit
 from simkit.solver.search import ABORTED, C_TEAM, ST_NODES
-from simkit.solver.values import OBJ_POINTS, card_values, init_position, position_value, to_rank_space
+from simkit.solver.values import OBJ_POINTS, card_values, init_position, level_from, position_value, to_rank_space
 
 SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
 
 
 @solver_jit
 def solve_rows(hands, variants, called, declarers, touts, run_min, objective, chains_m, chains_v, chain_len,
-               tabs_all, masks_all, id_of_all, card_of_all, with_cards, ws, out_value, out_nodes, out_cards,
+               guesses, tabs_all, masks_all, id_of_all, card_of_all, with_cards, ws, out_value, out_nodes, out_cards,
                out_legal, s, s2, ctx, raw):
     """Solve the opening position of every row. ``chains_m/v[t]`` and ``chain_len[t]``: the threshold chain for
-    plain games (t = 0) and Touts (t = 1) of a level objective. ``out_cards[i, card]`` gets every legal card's value
+    plain games (t = 0) and Touts (t = 1) of a level objective; ``guesses[i]`` >= 0, a likely level of row i (the
+    position's level is then found by :func:`level_from`). ``out_cards[i, card]`` gets every legal card's value
     when ``with_cards`` (``out_legal[i]`` the legal mask, in card space). ``s``, ``s2`` (int64[NS]), ``ctx``
     (int64[NC]) and ``raw`` (int64[32]) are scratch. Returns the number of rows done (less than n only if the node
     limit was hit)."""
@@ -69,6 +70,11 @@ def solve_rows(hands, variants, called, declarers, touts, run_min, objective, ch
                     best = raw[c]
             out_value[i] = best
             out_legal[i] = lm
+        elif objective != OBJ_POINTS and guesses[i] >= 0:
+            val = level_from(s, ctx, tabs, masks, chains_m[t], chains_v[t], chain_len[t], guesses[i], ws)
+            if val < 0:
+                return i
+            out_value[i] = val
         else:
             val = position_value(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess, ws)
             if val == ABORTED or val < 0:
