@@ -4,13 +4,16 @@
 * the **exact** measure of a position is MTD(f): null-window searches that close in on the value from a first
   guess, every probe leaving proven bounds in the table for the next;
 * a **level** is the number of satisfied thresholds of a monotone chain (each implies the ones before it), found by
-  bisection over the chain. ``win`` is the chain [61 points] (a Tout: [every trick]); ``payout`` is the chain of
-  the six outcomes of RULES.md 2.5 (lost schwarz < lost schneider < lost < won < won schneider < won schwarz:
-  [1 trick, 31 points, 61 points, 91 points, every trick]), which the Python layer maps to the tariff's price;
+  bisection over the chain, or by a walk from a likely level where there is one (:func:`level_from`: the level
+  the strategies' own play reached, the value of the card before). ``win`` is the chain [61 points] (a Tout:
+  [every trick]); ``payout`` is the chain of the six outcomes of RULES.md 2.5 (lost schwarz < lost schneider <
+  lost < won < won schneider < won schwarz: [1 trick, 31 points, 61 points, 91 points, every trick]), which the
+  Python layer maps to the tariff's price;
 * **card values**: the exact measure or level of the position after each legal card of the seat to move
   (equivalent cards are searched once and share the value).
 
-``ws`` is the workspace tuple (table, stack frames, move lists, move keys, statistics) of :class:`simkit.solver.api.Workspace`.
+``ws`` is the workspace tuple (table, stack frames, move lists, move keys, statistics) of
+:class:`simkit.solver.api.Workspace`.
 """
 
 from __future__ import annotations
@@ -230,6 +233,7 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
     seat, legal = legal_now(s, ctx, suit_mask)
     red = reduce_equivalent(s, seat, legal, ctx, tabs, MEASURE_POINTS)
     g = guess
+    first = True
     m = red
     while m != 0:
         c = cttz(m)
@@ -237,7 +241,11 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
         for j in range(NS):
             s2[j] = s[j]
         apply_card(s2, c, ctx, tabs)
-        v = position_value(s2, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, g, ws)
+        if objective == OBJ_POINTS or first:  # the first card: bisection from the caller's guess
+            v = position_value(s2, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, g, ws)
+        else:  # a level, walked from the card before's (cards of one hand mostly land on its level or next to it)
+            v = level_from(s2, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, g, ws)
+        first = False
         if v == ABORTED or v < 0 and objective != OBJ_POINTS:
             return -1
         values[c] = v
