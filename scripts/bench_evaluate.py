@@ -59,7 +59,7 @@ def run(quick: bool, machine: str) -> str:
         t = _shell(["evaluate", hand, "--rules", rules_name, "--deals", "10000", "--json"], 1 if quick else 3)
         rows.append((deck, hand, "heuristic", options, 10_000, "command from the shell", f"{t:.2f} s", ""))
     # enough deals that both workers stay busy to the end (evaluate chunks dd work by up to CHUNK_DD = 100 deals)
-    dd_deals = {"long": 100 if quick else 600, "short": 200 if quick else 2_000}
+    dd_deals = {"long": 200 if quick else 1_200, "short": 200 if quick else 2_000}
     for deck, rules_name, hand in HANDS:
         if hand.startswith("E7"):
             continue
