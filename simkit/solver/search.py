@@ -1082,15 +1082,16 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 p -= 1
                 phase = 2
                 continue
-            fr[p, F_A0] = a
-            fr[p, F_B0] = b
             fr[p, F_ALPHA] = a
             fr[p, F_BETA] = b
             fr[p, F_SLOT] = slot
-            fr[p, F_BASE] = base
-            fr[p, F_K1] = k1
-            fr[p, F_K2] = k2
-            fr[p, F_META] = meta
+            if slot >= 0:  # what the store at the node's end needs (only trick boundaries store)
+                fr[p, F_A0] = a
+                fr[p, F_B0] = b
+                fr[p, F_BASE] = base
+                fr[p, F_K1] = k1
+                fr[p, F_K2] = k2
+                fr[p, F_META] = meta
             seat, legal = legal_now(s, ctx, suit_mask)
             is_max = (team >> seat) & 1
             fr[p, F_MAX] = is_max
