@@ -70,13 +70,12 @@ def solve_rows(hands, variants, called, declarers, touts, run_min, objective, ch
                     best = raw[c]
             out_value[i] = best
             out_legal[i] = lm
-        elif objective != OBJ_POINTS and guesses[i] >= 0:
-            val = level_from(s, ctx, tabs, masks, chains_m[t], chains_v[t], chain_len[t], guesses[i], ws)
-            if val < 0:
-                return i
-            out_value[i] = val
         else:
-            val = position_value(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess, ws)
+            if objective != OBJ_POINTS and guesses[i] >= 0:  # a likely level: walk from it
+                val = level_from(s, ctx, tabs, masks, chains_m[t], chains_v[t], chain_len[t], guesses[i], ws)
+            else:
+                val = position_value(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess,
+                                     ws)
             if val == ABORTED or val < 0:
                 return i
             out_value[i] = val
