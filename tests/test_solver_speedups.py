@@ -297,6 +297,64 @@ def test_regain_bound_holds(seed):
     assert promised > 25
 
 
+def _trumps_drawn_positions(seed: int, n: int):
+    """Trick boundaries where a defender leads against a lone declarer who holds a trump and a side card above
+    every defender's card of its suit, the defenders holding no trump: games in which the declarer leads his top
+    trump whenever he is on lead (so the defenders' trumps run out) and every other card is random."""
+    from simkit.rules.tables import TRUMP
+    from simkit.solver.search import sure_side_cards
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        deck = rng.choice(["long", "short"])
+        cards = cards_of(DECK_MASKS[deck])
+        rng.shuffle(cards)
+        hs = HAND_SIZE[deck]
+        hands = [sum(1 << c for c in cards[i * hs:(i + 1) * hs]) for i in range(4)]
+        kind = rng.choice([SOLO, WENZ, GEIER, FARBWENZ, FARBGEIER])
+        contract = Contract(kind, rng.randrange(4) if kind in (SOLO, FARBWENZ, FARBGEIER) else None)
+        declarer = rng.randrange(4)
+        pos = Position.opening(hands, contract, declarer, load_ruleset().replace(deck=deck))
+        while not pos.is_over:
+            s, ctx, tabs, masks, card_of = _kernel_position(pos, PLAIN)
+            tm = int(masks[TRUMP])
+            defenders = 0
+            for seat in range(4):
+                if seat != declarer:
+                    defenders |= int(s[seat])
+            mine = int(s[declarer])
+            if pos.to_move != declarer and not pos.game.current and not defenders & tm and mine & tm:
+                if sure_side_cards(mine, defenders, tabs, masks)[1]:
+                    out.append(pos)
+                    break
+            legal = pos.legal_cards()
+            if pos.to_move == declarer and not pos.game.current and mine & tm:
+                pos = pos.after(int(card_of[(mine & tm).bit_length() - 1]))  # his top trump
+            else:
+                pos = pos.after(rng.choice(legal))
+    return out
+
+
+def test_sure_side_cards_of_a_lone_declarer_off_lead():
+    """Off lead, with the defenders out of trumps, a lone declarer holding a trump takes a trick with every side
+    card above the defenders' cards of its suit (he ruffs or wins his way onto lead before he would have to throw
+    one): ``guaranteed`` counts them, and the promise holds."""
+    from simkit.rules.tables import TRUMP
+    from simkit.solver.search import mask_points
+
+    beyond_trumps = 0
+    for pos in _trumps_drawn_positions(7, 60):
+        s, ctx, tabs, masks, _ = _kernel_position(pos, PLAIN)
+        team, leader = int(ctx[C_TEAM]), int(s[S_LEADER])
+        gain, gain_t = guaranteed(s.copy(), team, tabs, masks, 1 << 20, leader, 0)
+        assert threshold(pos, points=int(s[S_DP]) + gain, workspace=PLAIN), str(pos)
+        assert threshold(pos, tricks=int(s[S_DT]) + gain_t, workspace=PLAIN), str(pos)
+        trumps = int(s[pos.declarer]) & int(masks[TRUMP])
+        beyond_trumps += gain_t > bin(trumps).count("1") and gain >= mask_points(trumps, tabs)
+    assert beyond_trumps == 60
+
+
 def test_trump_survivors_matches_brute_force():
     """``trump_survivors``: the opposing trumps beat at most a maximum matching of a player's trumps to higher
     opposing ones (found here by trying every subset), and he keeps the points of the cheapest of the rest."""

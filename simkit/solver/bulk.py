@@ -14,7 +14,7 @@ import numpy as np
 
 from simkit.engine.bits import cttz
 from simkit.solver.jit import solver_jit
-from simkit.solver.search import ABORTED, C_TEAM, ST_NODES
+from simkit.solver.search import C_TEAM, ST_NODES
 from simkit.solver.values import OBJ_POINTS, card_values, init_position, level_from, position_value, to_rank_space
 
 SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
@@ -76,7 +76,7 @@ def solve_rows(hands, variants, called, declarers, touts, run_min, objective, ch
             else:
                 val = position_value(s, ctx, tabs, masks, objective, chains_m[t], chains_v[t], chain_len[t], guess,
                                      ws)
-            if val == ABORTED or val < 0:
+            if val < 0:  # the node limit: ABORTED from an exact value, -1 from a level
                 return i
             out_value[i] = val
         out_nodes[i] = stats[ST_NODES] - before
