@@ -44,16 +44,22 @@ def _random_contract(rng: random.Random, hands: list[int], deck: str) -> tuple[C
     return Contract(kind, suit, tout=kind != RUFSPIEL and rng.random() < 0.1), declarer
 
 
+def _random_deal(rng: random.Random) -> tuple[str, list[int]]:
+    """A deck drawn at random and its cards dealt at random: (deck, the four hands as masks)."""
+    deck = rng.choice(["long", "short"])
+    cards = cards_of(DECK_MASKS[deck])
+    rng.shuffle(cards)
+    hs = HAND_SIZE[deck]
+    return deck, [sum(1 << c for c in cards[i * hs:(i + 1) * hs]) for i in range(4)]
+
+
 def random_positions(seed: int, n: int, cards_left: tuple[int, ...]):
     """Opening deals played at random down to ``cards_left`` cards a hand, some stopped inside a trick."""
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        deck = rng.choice(["long", "short"])
-        cards = cards_of(DECK_MASKS[deck])
-        rng.shuffle(cards)
+        deck, hands = _random_deal(rng)
         hs = HAND_SIZE[deck]
-        hands = [sum(1 << c for c in cards[i * hs:(i + 1) * hs]) for i in range(4)]
         picked = _random_contract(rng, hands, deck)
         if picked is None:
             continue
@@ -302,16 +308,12 @@ def _trumps_drawn_positions(seed: int, n: int):
     every defender's card of its suit, the defenders holding no trump: games in which the declarer leads his top
     trump whenever he is on lead (so the defenders' trumps run out) and every other card is random."""
     from simkit.rules.tables import TRUMP
-    from simkit.solver.search import sure_side_cards
+    from simkit.solver.search import safe_tops
 
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        deck = rng.choice(["long", "short"])
-        cards = cards_of(DECK_MASKS[deck])
-        rng.shuffle(cards)
-        hs = HAND_SIZE[deck]
-        hands = [sum(1 << c for c in cards[i * hs:(i + 1) * hs]) for i in range(4)]
+        deck, hands = _random_deal(rng)
         kind = rng.choice([SOLO, WENZ, GEIER, FARBWENZ, FARBGEIER])
         contract = Contract(kind, rng.randrange(4) if kind in (SOLO, FARBWENZ, FARBGEIER) else None)
         declarer = rng.randrange(4)
@@ -325,7 +327,7 @@ def _trumps_drawn_positions(seed: int, n: int):
                     defenders |= int(s[seat])
             mine = int(s[declarer])
             if pos.to_move != declarer and not pos.game.current and not defenders & tm and mine & tm:
-                if sure_side_cards(mine, defenders, tabs, masks)[1]:
+                if safe_tops(s, mine, 15 & ~(1 << declarer), defenders, tm, masks):
                     out.append(pos)
                     break
             legal = pos.legal_cards()

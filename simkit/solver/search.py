@@ -627,20 +627,6 @@ def stays_under(low, high, rounds):
 
 
 @solver_jit(inline="always")
-def sure_side_cards(hand, opp, tabs, suit_mask):
-    """(points, number) of the side cards of ``hand`` above every opposing card of their suit. They all take
-    tricks for a lone declarer off lead who holds a trump while the defenders hold none: before he is on lead he
-    plays one only to win a trick of its suit (else he follows low, or ruffs a suit he is void in and so wins the
-    lead), and on lead he cashes them, nobody able to ruff."""
-    cards = np.int64(0)
-    for su in range(4):
-        sm = np.int64(suit_mask[su])
-        if hand & sm:
-            cards |= above_all(hand & sm, opp & sm)
-    return mask_points(cards, tabs), popcount(cards)
-
-
-@solver_jit(inline="always")
 def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
@@ -661,7 +647,7 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
       void in a side suit while he may still hold trumps) cancels the trump leads (the leader's sure trumps then
       count as a partner's do) or that suit.
     * Off lead, a lone declarer who holds a trump while the defenders hold none also takes a trick with each side
-      card above their cards of its suit (:func:`sure_side_cards`; -10% nodes on `evaluate`'s payout levels).
+      card above their cards of its suit (:func:`safe_tops`; -10% nodes on `evaluate`'s payout levels).
     * Otherwise, into the distinct tricks one player of the side is sure to win, every opponent puts a card: at
       least his cheapest ones.
     The opponents' cards are not added up when the side's own cards already make ``enough`` points.
@@ -767,9 +753,12 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
                 pts, n_won = trump_survivors(s[seat] & tm, opp_tr, tabs)
                 own += pts
                 if opp_tr == 0 and (s[seat] & tm) != 0 and (side & (side - 1)) == 0:
-                    pts, n = sure_side_cards(s[seat], opp, tabs, suit_mask)
-                    own += pts
-                    n_won += n
+                    # a lone declarer with a trump, the defenders with none: each of his side cards above theirs
+                    # takes a trick. Before he is on lead he plays one only to win a trick of its suit (else he
+                    # follows low, or ruffs a suit he is void in and so takes the lead); on lead he cashes them
+                    tops = safe_tops(s, s[seat], 15 & ~side, opp, tm, suit_mask)
+                    own += mask_points(tops, tabs)
+                    n_won += popcount(tops)
             if n_won > most:
                 most = n_won
     if own >= enough or most == 0:
