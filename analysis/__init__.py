@@ -12,6 +12,7 @@
 _EXPORTS = {
     "analysis.dataset": ["AnalysisError", "Dataset", "aggregate", "aggregate_many", "as_dataset", "finish", "rollup",
                          "scan"],
+    "analysis.against": ["against", "load_games"],
     "analysis.best": ["best_declaration_by_shape"],
     "analysis.exact": ["exact_laufende", "laufende_distribution"],
     "analysis.features": ["FEATURES", "hand_features"],

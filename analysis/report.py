@@ -540,7 +540,30 @@ solid #ddd;margin-top:2em}.note{color:#555}"""
 
 
 def write(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, title: str) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
+    """Write the report into ``out``: every file is first written into a temporary directory beside it and moved
+    into place only when all are complete (report.html last), so an error leaves no half-written report."""
+    import os
+    import shutil
+    import tempfile
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name or 'report'}.tmp-", dir=out.parent))
+    try:
+        _write_files(sections, tables, stage, title)
+        out.mkdir(exist_ok=True)
+        names = sorted((p.relative_to(stage) for p in stage.rglob("*") if p.is_file()),
+                       key=lambda p: (p.name in ("report.md", "report.html"), p.name == "report.html", str(p)))
+        for sub in ("tables", "figures"):
+            (out / sub).mkdir(exist_ok=True)
+        for rel in names:
+            os.replace(stage / rel, out / rel)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return out / "report.html"
+
+
+def _write_files(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, title: str) -> None:
     (out / "tables").mkdir(exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
     for name, df in tables.items():
@@ -571,7 +594,6 @@ def write(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, t
     md += ["Tables as CSV in `tables/`; definitions in docs/analysis.md.", ""]
     (out / "report.html").write_text("\n".join(h), encoding="utf-8")
     (out / "report.md").write_text("\n".join(md), encoding="utf-8")
-    return out / "report.html"
 
 
 def old_german_sections(run: Path) -> tuple[list[Section], dict[str, pl.DataFrame]]:
@@ -630,21 +652,49 @@ def run_game(run) -> str | None:
         raise AnalysisError(str(e)) from None
 
 
-def build_report(run, out, compare_with=None) -> Path:
-    """Write the report of ``run`` (and, with ``compare_with``, the comparison A = run vs B) into ``out``; return
-    the path of report.html."""
+def build_report(run, out, compare_with=None, against=None, rules=None) -> Path:
+    """Write the report of ``run`` (and, with ``compare_with``, the comparison A = run vs B; with ``against``, a
+    records file or an :class:`analysis.against.Against`, the section "Against recorded games", the records
+    settled under ``rules``, default the run's) into ``out``; return the path of report.html. Everything is
+    computed before the first file is written: an error writes nothing."""
     if run_game(run) == "old-german":
         if compare_with is not None:
             raise AnalysisError("--compare covers Bavarian runs only")
+        if against is not None:
+            raise AnalysisError("--against covers Bavarian runs only")
         sections, tables = old_german_sections(Path(run))
         return write(sections, tables, Path(out), f"simkit report: {Path(run).name} (old German Schafkopf)")
     ds = as_dataset(run)
+    ag = None
+    if against is not None:  # first: a bad games file fails before the long part
+        from analysis.against import Against, against as hold_against
+
+        ag = against if isinstance(against, Against) else hold_against(ds, against, rules)
     sections, tables = run_sections(ds)
+    if ag is not None:
+        from analysis.against import section as against_section
+
+        s, ag_tables = against_section(ag)
+        sections.append(s)
+        tables.update(ag_tables)
     if compare_with is not None:
         s, cmp_tables = compare_section(ds, as_dataset(compare_with))
         sections.append(s)
         tables.update(cmp_tables)
     return write(sections, tables, Path(out), f"simkit report: {ds.name}")
+
+
+def build_against(run, games, out, rules=None) -> Path:
+    """A report of only the run's provenance and the section "Against recorded games" (``simkit compare RUN
+    GAMES --out DIR``); ``games`` a records file or an :class:`analysis.against.Against`."""
+    from analysis.against import Against, against as hold_against, section as against_section
+
+    ds = as_dataset(run)
+    ag = games if isinstance(games, Against) else hold_against(ds, games, rules)
+    s, tables = against_section(ag)
+    prov = Section("Provenance of the run", tables=[("", provenance(ds), {"item": ("", None), "value": ("", None)})])
+    tables["provenance"] = provenance(ds)
+    return write([s, prov], tables, Path(out), f"simkit compare: {ds.name} vs {ag.games.path.name}")
 
 
 def build_compare(run_a, run_b, out) -> Path:
