@@ -10,9 +10,10 @@ REPO = Path(__file__).resolve().parents[1]
 SIMKIT = [sys.executable, "-m", "simkit.cli"]
 
 
-def simkit(*args, cwd=None) -> subprocess.CompletedProcess:
-    """``simkit ARGS...`` in ``cwd`` (default: the repository), output captured as text."""
-    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=cwd or REPO)
+def simkit(*args, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """``simkit ARGS...`` in ``cwd`` (default: the repository), output captured as text; ``env`` replaces the
+    environment."""
+    return subprocess.run([*SIMKIT, *map(str, args)], capture_output=True, text=True, cwd=cwd or REPO, env=env)
 
 
 def read_parts(out: Path):

@@ -102,6 +102,7 @@ from simkit.strategies.api import (
 )
 
 _h_play = dispatch._h_play_kernel
+_p_play = dispatch._p_play_kernel
 _pimc_decide = _pimc.decide
 _h_trump_mask = dispatch._h_trump_mask
 _data_ptr = dispatch._data_ptr
@@ -190,13 +191,15 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
-              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, pimc_ws):
+              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, pimc_ws,
+              work_f):
     """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
     (rows before it are complete; ``err`` describes the error).
 
     The kernel allocates nothing (the caller passes ``cards`` = deck_cards of the deck and the work arrays
     ``work`` int8[32], ``hw`` int64[4], ``info`` int64[INFO_SIZE], ``rngs`` int64[4], ``scratch``
-    int64[4, N_SCRATCH], and ``pimc_ws``, the pimc seats' workspace of simkit.strategies.pimc), so it is compiled
+    int64[4, N_SCRATCH], ``pimc_ws``, the pimc seats' workspace of simkit.strategies.pimc, and ``work_f``
+    float64[WORK_F_SIZE], the people model's feature buffer), so it is compiled
     without reference counting (``_nrt=False``): numba's atomic incref/decref of every array passed to a strategy
     took about a third of a heuristic deal's time."""
     n = hands.shape[0]
@@ -243,7 +246,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     b = PASS
                 else:
                     _enter(info, s, rngs, scratch, keep)
-                    b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
+                    b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s],
+                                          work_f)
                     _leave(info, s, rngs, scratch, keep)
                 bids[i, s] = b
                 info_bid(info, s, b)
@@ -384,6 +388,13 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     else:  # heuristic.play given the trick so far (the kernel's best card, its seat, points)
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
+                elif sid == dispatch.S_PEOPLE:
+                    if (legal & (legal - 1)) == 0:
+                        c = cttz(legal)
+                    else:  # the people model (the heuristic's card is one of its features)
+                        c = _p_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]),
+                                    configs.shape[1], deck, htm, deck & ~played & ~hand,
+                                    best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
                 elif sid == dispatch.S_PIMC:
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
@@ -457,13 +468,15 @@ KERNEL_SIG = types.int64(
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
     _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
     _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), _pimc.WORKSPACE_TYPE,
+    _arr(types.float64, 1),
 )
 
 # numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies, the
 # dispatch and the shared engine code, so the stamp is made of all of them (a change anywhere recompiles).
 _HERE = Path(__file__).resolve().parent
 _DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py", "infostate.py")] + [
-    _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py")] + [
+    _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py",
+                                              "people/model.py", "people/features.py")] + [
     p for p in _pimc.DEPENDENCIES if p.name not in ("api.py", "kernel.py", "bits.py", "heuristic.py")]
 
 
@@ -589,7 +602,8 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
                             tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),
                             np.zeros(4, np.int64), np.zeros(INFO_SIZE, np.int64), np.zeros(4, np.int64),
-                            np.zeros((4, N_SCRATCH), np.int64), _pimc_workspace(strategies, t))
+                            np.zeros((4, N_SCRATCH), np.int64), _pimc_workspace(strategies, t),
+                            np.zeros(dispatch.WORK_F_SIZE, np.float64))
     if done < n:
         raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
     out = {"deal_id": np.arange(start, start + n, dtype=np.int64), **out}

@@ -1,6 +1,7 @@
 """Strategies: the registry of what can sit at a seat (built-ins and plug-ins).
 
-* :func:`available` -> ``{name: one-line description}``: the built-ins (``heuristic``, ``random``, ``pimc``) and every
+* :func:`available` -> ``{name: one-line description}``: the built-ins (``heuristic``, ``random``, ``pimc``,
+  ``people``) and every
   plug-in registered under the entry-point group ``simkit.strategies``.
 * :func:`resolve` (name) -> :class:`Strategy`: a built-in name, an entry-point name, or ``package.module:Name``
   where ``Name`` (an object, class or module attribute, dots allowed) has ``bid``, ``double`` and ``play`` functions
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 DEFAULT_STRATEGY = "heuristic"
-BUILTIN_NAMES = ("heuristic", "random", "pimc", "selective")
+BUILTIN_NAMES = ("heuristic", "random", "pimc", "selective", "people")
 #: built-in names that are another built-in with settings: (base, settings, description)
 ALIASES = {
     "selective": ("heuristic", "bid_margin=0.55,bid_margin_short=0.35",
@@ -106,15 +107,17 @@ class Strategy:
 
 
 def _builtin(name: str) -> Strategy:
-    from simkit.strategies import dispatch, heuristic, pimc, random_play, values
+    from simkit.strategies import dispatch, heuristic, people, pimc, random_play, values
+    from simkit.strategies.people import weights as people_weights
 
     mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC),
-                "pimc": (pimc, dispatch.S_PIMC)}[name]
+                "pimc": (pimc, dispatch.S_PIMC), "people": (people, dispatch.S_PEOPLE)}[name]
+    bind = {heuristic: values.bind, pimc: values.bind, people: people_weights.bind}.get(mod)
     desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
                     tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
-                    bool(getattr(mod, "SLOW", False)), values.bind if mod in (heuristic, pimc) else None)
+                    bool(getattr(mod, "SLOW", False)), bind)
 
 
 def available() -> dict[str, str]:

@@ -27,12 +27,14 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.strategies import heuristic as _heuristic
+from simkit.strategies.people import model as _people
 from simkit.strategies import random_play as _random
 
 S_PLUGIN = -1
 S_RANDOM = 0
 S_HEURISTIC = 1
 S_PIMC = 2  # plays by simkit.strategies.pimc (the kernel's card loop); bids and doubles as the heuristic
+S_PEOPLE = 3  # bids and plays by the people model (simkit.strategies.people); doubles as the heuristic
 
 #: (bid, double, play) dispatchers usable as the filler of a built-in seat in the plug-in tuples
 FILLER = (_random.bid, _random.double, _random.play)
@@ -47,15 +49,21 @@ _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
 _data_ptr = _heuristic.data_ptr
 _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kernel
+_p_bid_kernel, _p_play_kernel = _people.bid_kernel, _people.play_kernel
+#: float64 words of the kernel's ``work_f`` buffer (the people model's features of one decision)
+WORK_F_SIZE = _people.WORK_SIZE
 
 
 @njit(cache=True, inline="always")
-def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
+def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, work_f):
     if sid == S_RANDOM:
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
         return _h_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
                              _data_ptr(config), config.shape[0])
+    elif sid == S_PEOPLE:
+        return _p_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
+                             _data_ptr(config), config.shape[0], _data_ptr(work_f))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 
@@ -63,7 +71,8 @@ def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config):
 def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
     if sid == S_RANDOM:
         return _r_double(hand, seat, info, strength, eff_suit, params, config)
-    elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.double, its arrays as data pointers (fewer arguments)
+    elif sid == S_HEURISTIC or sid == S_PIMC or sid == S_PEOPLE:  # heuristic.double (people's config starts
+        # with the heuristic's), its arrays as data pointers (fewer arguments)
         return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config),
                                 config.shape[0])
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
@@ -75,4 +84,6 @@ def call_play(sid, fns, hand, legal, seat, info, strength, eff_suit, params, con
         return _r_play(hand, legal, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC:
         return _h_play(hand, legal, seat, info, strength, eff_suit, params, config)
+    elif sid == S_PEOPLE:
+        return _people.play(hand, legal, seat, info, strength, eff_suit, params, config)
     return fns[seat](hand, legal, seat, info, strength, eff_suit, params, config)

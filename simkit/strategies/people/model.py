@@ -1,0 +1,263 @@
+"""The ``people`` strategy: bids and plays as the people of the sauspiel online room did, by a model fitted to
+their games (simkit.strategies.people.train; docs/strategies.md, "people").
+
+* **Bidding**: every declaration the hand may make (each callable Rufspiel, each Farbsolo, Wenz, Geier, each
+  Farbwenz, ... as the ruleset enables them) gets a score ``bid_w[kind] . bid_features(declaration)``; passing
+  scores 0; the seat *wants* a declaration drawn from the softmax of those scores (``bid_temperature`` scales it;
+  0 takes the most likely). It says what it wants whatever the earlier seats said, so the declared contract is
+  the highest-ranked one any seat wanted (the auction of the kernel) and a deal is thrown in when nobody wanted
+  anything: the model the weights were fitted with.
+* **Play**: each legal card gets ``play_w[context] . play_features(card)`` (the context is the seat's role and
+  its place in the trick); the card is the most likely one (``play_temperature`` 0, the default) or drawn from
+  the softmax at that temperature.
+* **Kontra and Re**: the real games record none, so people double as the heuristic does (by value), from the
+  heuristic's part of the config.
+
+Config layout: the heuristic's named entries and value table (so its ``double`` reads the same words), then this
+model's two named entries inside the heuristic's free room (``C_PLAY_TEMPERATURE``, ``C_BID_TEMPERATURE``), then
+from ``WEIGHTS_AT`` the bidding weights ``[N_KINDS, N_BID]`` and the play weights ``[N_CONTEXTS, N_PLAY]``, filled
+from the weights file of the ruleset when a run binds the strategy (simkit.strategies.people.weights).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import carray, njit, types
+
+from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.bits import cttz, popcount
+from simkit.strategies import heuristic as _h
+from simkit.strategies.api import (
+    BID_SIG,
+    DOUBLE_SIG,
+    I_KIND,
+    I_RNG,
+    I_SUIT,
+    INFO_SIZE,
+    PASS,
+    PLAY_SIG,
+    bid_code,
+)
+from simkit.strategies.people import features as _features
+from simkit.strategies.people.features import MAX_LEGAL, N_BID, N_CONTEXTS, N_PLAY, bid_score, play_scores
+from simkit.engine.rng import next_u64
+
+USES_SCRATCH = False
+DESCRIPTION = ("plays like people: bids and cards from a model fitted to 20,000 real games of the sauspiel room "
+               "(rulesets sauspiel and sauspiel-short); Kontra and Re as the heuristic")
+
+N_KINDS = 6
+_OWN = (
+    ("play_temperature", 0.0, "0: play the card people most likely play; t > 0: draw from the model's "
+                              "probabilities at temperature t (1: as fitted)"),
+    ("bid_temperature", 1.0, "1: want a declaration with the probability people do; 0: the most likely choice "
+                             "(passing included)"),
+)
+N_HEURISTIC = len(_h.DEFAULT_CONFIG)
+C_PLAY_TEMPERATURE = N_HEURISTIC
+C_BID_TEMPERATURE = N_HEURISTIC + 1
+assert C_BID_TEMPERATURE < _h.VALUES_AT
+CONFIG_NAMES = _h.CONFIG_NAMES + tuple(c[0] for c in _OWN)
+#: the named part only: binding to a ruleset (weights.bind) adds the value table and the weights
+DEFAULT_CONFIG = np.concatenate([_h.DEFAULT_CONFIG, np.array([c[1] for c in _OWN], np.float64)])
+CONFIG_DOC = {**_h.CONFIG_DOC, **{c[0]: c[2] for c in _OWN}}
+WEIGHTS_AT = _h.CONFIG_LEN
+BID_W_AT = WEIGHTS_AT
+PLAY_W_AT = BID_W_AT + N_KINDS * N_BID
+CONFIG_LEN = PLAY_W_AT + N_CONTEXTS * N_PLAY
+
+_P_HAND_SIZE = 10
+_P_DECK_MASK = 11
+_P_ENABLED = 12
+_N_VARIANTS = 15
+_OU = 0x18181818
+_OBERS = 0x10101010
+_UNTERS = 0x08080808
+#: the cache stamp: this file, the features (their sizes are compiled in here) and what they inline
+DEPENDENCIES = [Path(__file__).resolve()] + _features.DEPENDENCIES + [
+    Path(__file__).resolve().parents[2] / "engine" / "rng.py"]
+
+
+def _jit(sig=None):
+    """njit with the on-disk cache keyed on :data:`DEPENDENCIES`; compiled now for ``sig`` when given."""
+    def wrap(fn):
+        d = stamp(njit(cache=True)(fn), source_stamp(DEPENDENCIES))
+        if sig is not None:
+            d.compile(sig)
+        return d
+    return wrap
+
+
+@njit(cache=True, inline="always")
+def _uniform(info):
+    """A uniform float in [0, 1) from the asked seat's stream."""
+    x, s = next_u64(np.uint64(info[I_RNG]))
+    info[I_RNG] = np.int64(s)
+    return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _choose(scores, n, temperature, info):
+    """Index of the choice among ``scores[:n]``: the best at temperature 0, else a softmax draw (one rng draw)."""
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if temperature <= 0.0 or n == 1:
+        return best
+    top = scores[best]
+    total = 0.0
+    for i in range(n):
+        scores[i] = np.exp((scores[i] - top) / temperature)
+        total += scores[i]
+    u = _uniform(info) * total
+    for i in range(n):
+        u -= scores[i]
+        if u < 0.0:
+            return i
+    return n - 1
+
+
+# ------------------------------------------------------------------------------------------------ bidding
+
+def _candidates(hand, params, out):
+    """The declarations ``hand`` may make under ``params`` (enabled kinds, no Tout: the real games have none; a
+    Farbsolo, Farbwenz or Farbgeier with at least half the hand in trumps), as (kind, suit) pairs at ``out[2 i], out[2 i + 1]`` (suit -1 for Wenz and Geier), in the order the weights
+    file's training used; returns how many (at most 3 + 4 + 1 + 1 + 4 + 4 = 17)."""
+    deck = params[_P_DECK_MASK]
+    en = params[_P_ENABLED]
+    hs = params[_P_HAND_SIZE]
+    n = 0
+    for kind in range(N_KINDS):
+        if ((en >> kind) & 1) == 0:
+            continue
+        if kind == 0:
+            for s in (0, 1, 3):
+                side = hand & (np.int64(0xFF) << np.int64(8 * s)) & ~np.int64(_OU) & deck
+                if side != 0 and ((hand >> np.int64(8 * s + 7)) & 1) == 0:
+                    out[2 * n] = 0
+                    out[2 * n + 1] = s
+                    n += 1
+        elif kind == 2 or kind == 3:
+            out[2 * n] = kind
+            out[2 * n + 1] = -1
+            n += 1
+        else:  # a trump suit: at least half the hand in trumps (people declared fewer 1 time in 3,800 solos)
+            ou = np.int64(_OU) if kind == 1 else (np.int64(_UNTERS) if kind == 4 else np.int64(_OBERS))
+            for s in range(4):
+                if 2 * popcount(hand & deck & (ou | (np.int64(0xFF) << np.int64(8 * s)))) >= hs:
+                    out[2 * n] = kind
+                    out[2 * n + 1] = s
+                    n += 1
+    return n
+
+
+MAX_CANDIDATES = 17
+candidates = _jit()(_candidates)  # for training (simkit.strategies.people.train)
+_candidates_inline = njit(inline="always")(_candidates)
+# a bid's work space: the scores (passing first), the candidates, one declaration's score being summed
+_B_SCORES = 0
+_B_CAND = MAX_CANDIDATES + 1
+_B_ACC = _B_CAND + 2 * MAX_CANDIDATES
+#: float64 words of the work space a decision needs (the kernel's ``work_f``): a bid's (above); a card's, the
+#: scores of the legal cards
+WORK_SIZE = max(_B_ACC + 1, MAX_LEGAL)
+
+
+@njit(cache=True, inline="always")
+def _bid(hand, seat, info, strength, params, config, work):
+    deck = params[_P_DECK_MASK]
+    hs = params[_P_HAND_SIZE]
+    cand = work[_B_CAND:_B_ACC]
+    n = _candidates_inline(hand, params, cand)
+    scores = work[_B_SCORES:_B_CAND]
+    acc = work[_B_ACC:_B_ACC + 1]
+    scores[0] = 0.0  # passing
+    for i in range(n):
+        k = np.int64(cand[2 * i])
+        bid_score(hand, seat, k, np.int64(cand[2 * i + 1]), deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
+        scores[i + 1] = acc[0]
+    j = _choose(scores, n + 1, config[C_BID_TEMPERATURE], info)
+    if j == 0:
+        return PASS
+    return bid_code(np.int64(cand[2 * j - 2]), np.int64(cand[2 * j - 1]), False)
+
+
+_P = types.CPointer
+BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
+                             _P(types.float64), types.int64, _P(types.float64))
+
+
+@_jit(BID_KERNEL_SIG)
+def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p, n_config, work_p):
+    """:func:`bid` as the whole-deal kernel calls it (the arrays as data pointers, as the heuristic's; ``work_p``
+    :data:`WORK_SIZE` float64 words of work space: nothing is allocated)."""
+    return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
+                carray(params_p, (n_params,)), carray(config_p, (n_config,)), carray(work_p, (WORK_SIZE,)))
+
+
+@_jit(BID_SIG)
+def bid(hand, seat, info, strength, eff_suit, params, config):
+    work = np.empty(WORK_SIZE)
+    return bid_kernel(hand, seat, _h.data_ptr(info), _h.data_ptr(strength), _h.data_ptr(params), params.shape[0],
+                      _h.data_ptr(config), config.shape[0], _h.data_ptr(work))
+
+
+@_jit(DOUBLE_SIG)
+def double(hand, seat, info, strength, eff_suit, params, config):
+    """Kontra and Re as the heuristic says them (from the heuristic's part of the config)."""
+    return _h.double_kernel(hand, seat, _h.data_ptr(info), _h.data_ptr(params), params.shape[0],
+                            _h.data_ptr(config), config.shape[0])
+
+
+# --------------------------------------------------------------------------------------------------- play
+
+@njit(cache=True, inline="always")
+def card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores):
+    """The model's score of each legal card (ascending card order) into ``scores``; returns how many."""
+    play_scores(hand, legal, seat, info, strength, eff_suit, deck, heur_card, scores, config, PLAY_W_AT)
+    return popcount(legal)
+
+
+PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, _P(types.int64), _P(types.int16),
+                              _P(types.int8), _P(types.float64), types.int64, types.int64, types.int64,
+                              types.int64, types.int64, types.int64, types.int64, _P(types.float64))
+
+
+
+@_jit(PLAY_KERNEL_SIG)
+def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, n_config, deck, tm, out, best, winner,
+                pts, work_p):
+    """:func:`play` as the whole-deal kernel calls it: ``legal`` has at least two cards; ``tm``, ``out``, ``best``,
+    ``winner``, ``pts`` as for the heuristic's ``play_kernel`` (its card is one of the model's features);
+    ``work_p`` points to :data:`WORK_SIZE` float64 words of work space (nothing is allocated)."""
+    info = carray(info_p, (INFO_SIZE,))
+    strength = carray(strength_p, (_N_VARIANTS, 32))
+    eff_suit = carray(eff_suit_p, (_N_VARIANTS, 32))
+    config = carray(config_p, (n_config,))
+    hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
+                        pts)
+    scores = carray(work_p, (WORK_SIZE,))
+    n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
+    j = _choose(scores, n, config[C_PLAY_TEMPERATURE], info)
+    m = legal
+    for _ in range(j):
+        m &= m - 1
+    return cttz(m)
+
+
+@_jit(PLAY_SIG)
+def play(hand, legal, seat, info, strength, eff_suit, params, config):
+    if (legal & (legal - 1)) == 0:
+        return cttz(legal)
+    hc = _h.play(hand, legal, seat, info, strength, eff_suit, params, config)
+    deck = params[_P_DECK_MASK]
+    scores = np.empty(WORK_SIZE)
+    n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
+    j = _choose(scores, n, config[C_PLAY_TEMPERATURE], info)
+    m = legal
+    for _ in range(j):
+        m &= m - 1
+    return cttz(m)

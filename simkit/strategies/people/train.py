@@ -1,0 +1,518 @@
+"""Fitting the ``people`` model to recorded games (``simkit train people``; docs/strategies.md, "people").
+
+1. **Extraction** (:func:`extract`): for every deal, every seat's bidding candidates (:func:`model.candidates`,
+   their :func:`features.bid_features`) and what the record says about that seat's wish; for every card of every
+   played game the features of each legal card (:func:`features.play_features`, at the ``info`` words the kernel
+   would have written: simkit.analyze.advice.walk) and which one the person played.
+2. **Bidding fit** (:func:`fit_bids`): one weight vector per contract kind, passing scoring 0; each seat wants a
+   declaration with the softmax probability of its score, independently of the others. The records give the
+   declarer and the contract, not the auction, so the likelihood of a deal is that of what it shows: the declarer
+   wanted the declared contract, every seat before him wanted nothing of its rank or higher (the earlier seat wins
+   a tie), every seat after him nothing higher; in a thrown-in deal nobody wanted anything. A seat's term is the
+   log of the probability of the set of wishes consistent with the record (a censored observation).
+3. **Play fit** (:func:`fit_play`): a conditional logit over the legal cards of every decision with more than one
+   legal card; the weights of a context are a shared vector plus the context's own, each L2-penalised.
+4. Both by L-BFGS (:func:`lbfgs`, numpy only), deterministic; the split into fitting and validation games is a
+   hash of the record id and the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simkit.rules.contracts import BID_ORDER
+from simkit.strategies.people import features as F
+from simkit.strategies.people import model as M
+
+KIND_RANK = np.array([BID_ORDER.index(k) for k in range(6)], np.int64)
+
+
+# ------------------------------------------------------------------------------------------- extraction
+
+@dataclass
+class BidData:
+    x: np.ndarray        # float64[R, N_BID] features of every candidate declaration
+    kind: np.ndarray     # int64[R]
+    suit: np.ndarray     # int64[R]
+    group: np.ndarray    # int64[R]: the (deal, seat) the row belongs to, 0..G-1, rows of a group contiguous
+    allowed: np.ndarray  # bool[R]: this wish is consistent with the record
+    pass_ok: np.ndarray  # bool[G]: passing is consistent with the record (False for the declarer)
+    val: np.ndarray      # bool[G]: the group's deal is a validation deal
+    deal: np.ndarray     # int64[G]: index of the deal
+    seat: np.ndarray     # int64[G]
+    declared: np.ndarray  # int64[D, 3]: per deal (kind, suit, declarer), -1 when thrown in
+    deal_val: np.ndarray  # bool[D]
+
+
+@dataclass
+class PlayData:
+    x: np.ndarray        # float64[C, N_PLAY]: features of every legal card of every unforced decision
+    start: np.ndarray    # int64[N+1]: decision i's rows are start[i]..start[i+1]-1
+    ctx: np.ndarray      # int64[N]
+    chosen: np.ndarray   # int64[N]: row offset of the card played within the decision
+    heur: np.ndarray     # int64[N]: row offset of the heuristic's card
+    val: np.ndarray      # bool[N]
+    forced: int = 0      # decisions with one legal card (not fitted)
+
+
+@dataclass
+class Extracted:
+    bids: BidData
+    play: PlayData
+    deals: int = 0
+    games: int = 0
+    unmodelled: list = field(default_factory=list)  # ids of deals declared as the model cannot (left out)
+
+
+def is_validation(deal_id: str, seed: int, val_fraction: float) -> bool:
+    return zlib.crc32(f"{seed}:{deal_id}".encode()) % 10_000 < val_fraction * 10_000
+
+
+def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=None) -> Extracted:
+    """Training rows of the deals (``simkit.analyze.records.DealRecord``) of the ruleset's deck."""
+    from simkit.analyze.advice import walk
+    from simkit.engine.batch import tables_for
+    from simkit.strategies import heuristic as h
+
+    t = tables_for(rules)
+    params = t.params
+    deck = int(params[11])
+    hconfig = np.ascontiguousarray(h.DEFAULT_CONFIG)
+    cand = np.zeros(2 * M.MAX_CANDIDATES)
+    fb = np.zeros(F.N_BID)
+    bx, bk, bs, bg, ba = [], [], [], [], []
+    pass_ok, gval, gdeal, gseat, declared, deal_val = [], [], [], [], [], []
+    px, pstart, pctx, pchosen, pheur, pval = [], [0], [], [], [], []
+    forced = 0
+    unmodelled = []
+    fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
+    n_deals = n_games = 0
+    for d in deals:
+        val = is_validation(d.deal_id, seed, val_fraction)
+        di = n_deals
+        n_deals += 1
+        deal_val.append(val)
+        if d.game is None:
+            dk, dsu, dd = -1, -1, -1
+        else:
+            c = d.game.opening.contract
+            dk, dsu, dd = c.kind, (c.suit if c.suit is not None else -1), d.game.opening.declarer
+        declared.append((dk, dsu, dd))
+        r_star = KIND_RANK[dk] if dk >= 0 else -1
+        if dk >= 0:
+            n = M.candidates(np.int64(d.hands[dd]), params, cand)
+            if not any(int(cand[2 * i]) == dk and int(cand[2 * i + 1]) == dsu for i in range(n)):
+                unmodelled.append(d.deal_id)  # a declaration the model never makes (a solo on two trumps)
+                n_deals -= 1
+                deal_val.pop()
+                declared.pop()
+                continue
+        for s in range(4):
+            g = len(pass_ok)
+            hand = np.int64(d.hands[s])
+            n = M.candidates(hand, params, cand)
+            for i in range(n):
+                k, su = int(cand[2 * i]), int(cand[2 * i + 1])
+                F.bid_features(hand, s, k, su, deck, rules.hand_size, t.strength, fb)
+                bx.append(fb.copy())
+                bk.append(k)
+                bs.append(su)
+                bg.append(g)
+                if dk < 0:
+                    ok = False
+                elif s == dd:
+                    ok = k == dk and su == dsu
+                elif s < dd:
+                    ok = KIND_RANK[k] < r_star
+                else:
+                    ok = KIND_RANK[k] <= r_star
+                ba.append(ok)
+            pass_ok.append(not (dk >= 0 and s == dd))
+            gval.append(val)
+            gdeal.append(di)
+            gseat.append(s)
+        if d.game is not None:
+            n_games += 1
+
+            def ask(i, seat, hand_, legal, info):
+                nonlocal forced
+                if legal & (legal - 1) == 0:
+                    forced += 1
+                    return -1
+                hc = h.play(np.int64(hand_), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, params,
+                            hconfig)
+                ctx = F.play_features(np.int64(hand_), np.int64(legal), np.int64(seat), info, t.strength,
+                                      t.eff_suit, deck, hc, fp)
+                nl = bin(legal).count("1")
+                cards = [c for c in range(32) if legal >> c & 1]
+                px.append(fp[:nl].copy())
+                pstart.append(pstart[-1] + nl)
+                pctx.append(ctx)
+                pchosen.append(cards.index(d.game.plays[i]))
+                pheur.append(cards.index(hc))
+                pval.append(val)
+                return -1
+
+            walk(d.game, ask)
+        if progress is not None:
+            progress(1)
+    bids = BidData(np.array(bx).reshape(-1, F.N_BID), np.array(bk, np.int64), np.array(bs, np.int64),
+                   np.array(bg, np.int64), np.array(ba, bool), np.array(pass_ok, bool), np.array(gval, bool),
+                   np.array(gdeal, np.int64), np.array(gseat, np.int64), np.array(declared, np.int64).reshape(-1, 3),
+                   np.array(deal_val, bool))
+    play = PlayData(np.concatenate(px) if px else np.zeros((0, F.N_PLAY)), np.array(pstart, np.int64),
+                    np.array(pctx, np.int64), np.array(pchosen, np.int64), np.array(pheur, np.int64),
+                    np.array(pval, bool), forced)
+    return Extracted(bids, play, n_deals, n_games, unmodelled=unmodelled)
+
+
+# ------------------------------------------------------------------------------------------------ L-BFGS
+
+def lbfgs(fun, x0: np.ndarray, max_iter: int = 300, tol: float = 1e-9, memory: int = 12):
+    """Minimise ``fun(x) -> (value, gradient)`` by L-BFGS with a backtracking (Armijo) line search."""
+    x = x0.astype(np.float64).copy()
+    f, g = fun(x)
+    ss, ys = [], []
+    for it in range(max_iter):
+        q = g.copy()
+        alphas = []
+        for s, y in reversed(list(zip(ss, ys))):
+            a = s @ q / (y @ s)
+            alphas.append(a)
+            q -= a * y
+        if ss:
+            q *= (ss[-1] @ ys[-1]) / (ys[-1] @ ys[-1])
+        for (s, y), a in zip(zip(ss, ys), reversed(alphas)):
+            b = y @ q / (y @ s)
+            q += s * (a - b)
+        d = -q
+        if g @ d >= 0:  # not a descent direction: restart from the gradient
+            d = -g
+            ss, ys = [], []
+        step = 1.0
+        while True:
+            xn = x + step * d
+            fn, gn = fun(xn)
+            if fn <= f + 1e-4 * step * (g @ d) or step < 1e-10:
+                break
+            step *= 0.5
+        s, y = xn - x, gn - g
+        if s @ y > 1e-12:
+            ss.append(s)
+            ys.append(y)
+            if len(ss) > memory:
+                ss.pop(0)
+                ys.pop(0)
+        done = abs(f - fn) <= tol * max(1.0, abs(f))
+        x, f, g = xn, fn, gn
+        if done:
+            break
+    return x, f, it + 1
+
+
+def _seg_lse(s: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """log-sum-exp of each segment start[i]..start[i+1]-1 of ``s`` (segments non-empty)."""
+    m = np.maximum.reduceat(s, start[:-1])
+    e = np.exp(s - np.repeat(m, np.diff(start)))
+    return m + np.log(np.add.reduceat(e, start[:-1]))
+
+
+# --------------------------------------------------------------------------------------------- bidding fit
+
+NEVER = -50.0  # the bias of a kind that nobody declared in the training games: it is never wanted
+
+
+def _bid_objective(b: BidData, rows: np.ndarray, groups: np.ndarray, l2: float):
+    """(value, gradient) function of the censored bidding likelihood over the given rows and groups."""
+    x, kind, allowed = b.x[rows], b.kind[rows], b.allowed[rows]
+    # group index local to the selection
+    gl = np.searchsorted(groups, b.group[rows])
+    ng = len(groups)
+    pass_ok = b.pass_ok[groups]
+    n = float(ng)
+
+    def fun(w):
+        W = w.reshape(M.N_KINDS, F.N_BID)
+        s = np.einsum("ij,ij->i", x, W[kind])
+        # every group holds passing (score 0) and its rows; the allowed set adds passing where it is consistent
+        m_all = np.maximum(np.zeros(ng), np.full(ng, -np.inf))
+        np.maximum.at(m_all, gl, s)
+        e_all = np.exp(s - m_all[gl])
+        z_all = np.exp(-m_all) + np.bincount(gl, e_all, ng)
+        lse_all = m_all + np.log(z_all)
+        sa = np.where(allowed, s, -np.inf)
+        m_a = np.where(pass_ok, 0.0, -np.inf)
+        np.maximum.at(m_a, gl, sa)
+        e_a = np.where(allowed, np.exp(sa - m_a[gl]), 0.0)
+        z_a = np.where(pass_ok, np.exp(-m_a), 0.0) + np.bincount(gl, e_a, ng)
+        lse_a = m_a + np.log(z_a)
+        loss = -(lse_a - lse_all).sum() / n + l2 * (w @ w)
+        p_all = e_all / z_all[gl]
+        p_a = e_a / z_a[gl]
+        r = (p_all - p_a) / n
+        grad = np.zeros_like(W)
+        for k in range(M.N_KINDS):
+            sel = kind == k
+            if sel.any():
+                grad[k] = x[sel].T @ r[sel]
+        return loss, grad.ravel() + 2 * l2 * w
+
+    return fun
+
+
+def fit_bids(b: BidData, l2: float = 1e-4, max_iter: int = 400) -> tuple[np.ndarray, dict]:
+    """Bidding weights [N_KINDS, N_BID] fitted on the non-validation deals."""
+    groups = np.flatnonzero(~b.val)
+    rows = np.flatnonzero(~b.val[b.group])
+    fun = _bid_objective(b, rows, groups, l2)
+    w, f, iters = lbfgs(fun, np.zeros(M.N_KINDS * F.N_BID), max_iter=max_iter)
+    W = w.reshape(M.N_KINDS, F.N_BID)
+    fitted = ~b.deal_val
+    W = calibrate_biases(b, W, np.flatnonzero(fitted))
+    seen = {int(k) for k in b.declared[fitted, 0] if k >= 0}
+    for k in range(M.N_KINDS):
+        if k not in seen:
+            W[k] = 0.0
+            W[k, 0] = NEVER
+    val_groups = np.flatnonzero(b.val)
+    val_rows = np.flatnonzero(b.val[b.group])
+    val_loss = _bid_objective(b, val_rows, val_groups, 0.0)(W.ravel())[0] if len(val_groups) else float("nan")
+    return W, {"iterations": iters, "fit_loss": round(float(f), 6), "val_loss": round(float(val_loss), 6),
+               "never_declared": sorted(M_KIND_NAMES[k] for k in range(M.N_KINDS) if k not in seen)}
+
+
+def seat_probabilities(b: BidData, W: np.ndarray, groups: np.ndarray):
+    """Per group: the probability of passing, and of each of its rows (the seat's wish)."""
+    sel = np.isin(b.group, groups)
+    rows = np.flatnonzero(sel)
+    s = np.einsum("ij,ij->i", b.x[rows], W[b.kind[rows]])
+    gl = np.searchsorted(groups, b.group[rows])
+    m = np.zeros(len(groups))
+    np.maximum.at(m, gl, s)
+    e = np.exp(s - m[gl])
+    z = np.exp(-m) + np.bincount(gl, e, len(groups))
+    return np.exp(-m) / z, rows, e / z[gl]
+
+
+def expected_outcomes(b: BidData, W: np.ndarray, deals: np.ndarray) -> dict:
+    """The model's expected share of thrown-in deals and of each contract kind among the given deals (the exact
+    auction of independent wishes: the highest rank wins, the earlier seat on equal rank)."""
+    deals = np.asarray(deals)
+    groups = np.flatnonzero(np.isin(b.deal, deals))  # four a deal, seats in order
+    p_pass, rows, p_rows = seat_probabilities(b, W, groups)
+    gl = np.searchsorted(groups, b.group[rows])
+    ranks = KIND_RANK[b.kind[rows]]
+    ng = len(groups)
+    prank = np.bincount(gl * 6 + ranks, p_rows, ng * 6).reshape(-1, 4, 6)  # [deal, seat, rank]
+    below = p_pass.reshape(-1, 4)[:, :, None] + np.cumsum(prank, axis=2) - prank  # P(wish rank < r)
+    upto = below + prank  # P(wish rank <= r)
+    win = prank.copy()
+    for s in range(4):
+        for o in range(4):
+            if o < s:
+                win[:, s] *= below[:, o]
+            elif o > s:
+                win[:, s] *= upto[:, o]
+    by_rank = win.sum(axis=1).mean(axis=0)
+    thrown = np.prod(p_pass.reshape(-1, 4), axis=1).mean()
+    return {"thrown_in": float(thrown), **{M_KIND_NAMES[k]: float(by_rank[KIND_RANK[k]]) for k in range(M.N_KINDS)}}
+
+
+def observed_outcomes(b: BidData, deals: np.ndarray) -> dict:
+    kinds = b.declared[np.asarray(deals), 0]
+    return {"thrown_in": float((kinds < 0).mean()), **{M_KIND_NAMES[k]: float((kinds == k).mean())
+                                                       for k in range(M.N_KINDS)}}
+
+
+def calibrate_biases(b: BidData, W: np.ndarray, deals: np.ndarray, rounds: int = 30) -> np.ndarray:
+    """Shift each declared kind's bias until the model's expected contract mix on ``deals`` is the observed one
+    (the likelihood fit leaves the mix a few points off: the wishes are not quite independent of the seat order
+    in real auctions); the thrown-in share follows."""
+    W = W.copy()
+    obs = observed_outcomes(b, deals)
+    for _ in range(rounds):
+        exp = expected_outcomes(b, W, deals)
+        for k in range(M.N_KINDS):
+            name = M_KIND_NAMES[k]
+            if obs[name] > 0 and exp[name] > 0:
+                W[k, 0] += np.log(obs[name] / exp[name])
+    return W
+
+
+# ------------------------------------------------------------------------------------------------ play fit
+
+def _play_objective(p: PlayData, dec: np.ndarray, l0: float, l1: float):
+    rows = np.concatenate([np.arange(p.start[i], p.start[i + 1]) for i in dec]) if len(dec) else np.zeros(0, int)
+    counts = p.start[dec + 1] - p.start[dec]
+    start = np.concatenate([[0], np.cumsum(counts)])
+    x = p.x[rows]
+    ctx_r = np.repeat(p.ctx[dec], counts)
+    y = np.zeros(len(rows))
+    y[start[:-1] + p.chosen[dec]] = 1.0
+    n = float(len(dec))
+    by_ctx = [np.flatnonzero(ctx_r == k) for k in range(F.N_CONTEXTS)]
+    nf = F.N_PLAY
+
+    def fun(w):
+        w0 = w[:nf]
+        D = w[nf:].reshape(F.N_CONTEXTS, nf)
+        s = np.einsum("ij,ij->i", x, w0[None, :] + D[ctx_r])
+        lse = _seg_lse(s, start)
+        loss = -(s[y == 1].sum() - lse.sum()) / n + l0 * (w0 @ w0) + l1 * (D.ravel() @ D.ravel())
+        pr = np.exp(s - np.repeat(lse, counts))
+        r = (pr - y) / n
+        g0 = x.T @ r
+        gD = np.zeros_like(D)
+        for k, idx in enumerate(by_ctx):
+            if len(idx):
+                gD[k] = x[idx].T @ r[idx]
+        return loss, np.concatenate([g0 + 2 * l0 * w0, (gD + 2 * l1 * D).ravel()])
+
+    return fun
+
+
+def fit_play(p: PlayData, l0: float = 1e-5, l1: float = 1e-4, max_iter: int = 400) -> tuple[np.ndarray, dict]:
+    """Play weights [N_CONTEXTS, N_PLAY] (shared + per context, folded) fitted on the non-validation decisions."""
+    dec = np.flatnonzero(~p.val)
+    fun = _play_objective(p, dec, l0, l1)
+    w, f, iters = lbfgs(fun, np.zeros(F.N_PLAY * (1 + F.N_CONTEXTS)), max_iter=max_iter)
+    W = w[:F.N_PLAY][None, :] + w[F.N_PLAY:].reshape(F.N_CONTEXTS, F.N_PLAY)
+    return W, {"iterations": iters, "fit_loss": round(float(f), 6)}
+
+
+def play_accuracy(p: PlayData, W: np.ndarray, dec: np.ndarray) -> dict:
+    """Share of the decisions (unforced) where the model's most likely card / the heuristic's card is the
+    person's, per role group and overall, and the mean log-likelihood."""
+    if not len(dec):
+        return {}
+    counts = p.start[dec + 1] - p.start[dec]
+    rows = np.concatenate([np.arange(p.start[i], p.start[i + 1]) for i in dec])
+    start = np.concatenate([[0], np.cumsum(counts)])
+    s = np.einsum("ij,ij->i", p.x[rows], W[np.repeat(p.ctx[dec], counts)])
+    lse = _seg_lse(s, start)
+    best = np.array([np.argmax(s[start[i]:start[i + 1]]) for i in range(len(dec))])
+    hit = best == p.chosen[dec]
+    heur = p.heur[dec] == p.chosen[dec]
+    ll = s[start[:-1] + p.chosen[dec]] - lse
+    group = p.ctx[dec] // 4
+    out = {"decisions": int(len(dec)), "model": round(float(hit.mean()), 4), "heuristic": round(float(heur.mean()), 4),
+           "log_likelihood": round(float(ll.mean()), 4), "by_group": {}}
+    for gi, name in enumerate(F.GROUP_NAMES):
+        sel = group == gi
+        if sel.any():
+            out["by_group"][name] = {"decisions": int(sel.sum()), "model": round(float(hit[sel].mean()), 4),
+                                     "heuristic": round(float(heur[sel].mean()), 4)}
+    return out
+
+
+from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES  # noqa: E402  (kind names for the metrics)
+
+
+# ---------------------------------------------------------------------------------------------- training
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a training run depends on besides the data (stored in the weights file)."""
+
+    seed: int = 0  # salts the split into fitting and validation games
+    val_fraction: float = 0.2  # share of the deals held out for validation
+    bid_l2: float = 1e-7  # L2 penalty of the bidding weights (chosen by validation loss: 1e-4 .. 0)
+    play_l2_shared: float = 1e-6  # of the play weights every context shares
+    play_l2_context: float = 1e-5  # of each context's own play weights
+    max_iter: int = 1500
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Trained:
+    bid_w: np.ndarray
+    play_w: np.ndarray
+    meta: dict
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_training_deals(games, rules, warn=None) -> tuple[list, list, int]:
+    """The good deals of ``games`` in the ruleset's deck, the (line, error) of every bad record (reported through
+    ``warn(message)``, never used) and the number of good records of the other deck (left out)."""
+    from simkit.analyze.records import read_deals
+
+    deals, bad, other = [], [], 0
+    for line, deal, error in read_deals(games, rules):
+        if error is not None:
+            bad.append((line, error))
+            if warn is not None:
+                warn(error)
+        elif deal.deck != rules.deck:
+            other += 1
+        else:
+            deals.append(deal)
+    return deals, bad, other
+
+
+def train(games, rules, settings: Settings = Settings(), progress=None, warn=None, log=None) -> Trained:
+    """Fit the model for ``rules`` to the recorded deals of its deck in ``games`` (a path or lines).
+
+    ``progress(k)`` advances a bar by deals extracted; ``warn(message)`` gets each bad record (skipped and
+    counted); ``log(message)`` the stages. Deterministic: the same data and settings give the same weights."""
+    say = log or (lambda m: None)
+    t0 = time.time()
+    deals, bad, other = read_training_deals(games, rules, warn)
+    if not deals:
+        raise ValueError(f"no usable {rules.deck}-deck deal in the training data ({len(bad)} bad records, "
+                         f"{other} of the other deck)")
+    ex = extract(deals, rules, settings.seed, settings.val_fraction, progress)
+    say(f"{rules.name}: {ex.deals:,} deals ({ex.games:,} played), {len(ex.play.ctx):,} card decisions with a "
+        f"choice, extracted in {time.time() - t0:.0f} s")
+    t1 = time.time()
+    bid_w, bid_m = fit_bids(ex.bids, settings.bid_l2, settings.max_iter)
+    play_w, play_m = fit_play(ex.play, settings.play_l2_shared, settings.play_l2_context, settings.max_iter)
+    say(f"{rules.name}: fitted in {time.time() - t1:.0f} s")
+    val_deals = np.flatnonzero(ex.bids.deal_val)
+    fit_deals = np.flatnonzero(~ex.bids.deal_val)
+    metrics = {
+        "bidding": {**bid_m,
+                    "validation": {"model": _rounded(expected_outcomes(ex.bids, bid_w, val_deals)),
+                                   "people": _rounded(observed_outcomes(ex.bids, val_deals))},
+                    "fitting": {"model": _rounded(expected_outcomes(ex.bids, bid_w, fit_deals)),
+                                "people": _rounded(observed_outcomes(ex.bids, fit_deals))}},
+        "play": {**play_m, "validation": play_accuracy(ex.play, play_w, np.flatnonzero(ex.play.val)),
+                 "fitting": play_accuracy(ex.play, play_w, np.flatnonzero(~ex.play.val))},
+    }
+    meta = {
+        "ruleset": {"name": rules.name, "key": _ruleset_key(rules)},
+        "data": {"file": Path(games).name if isinstance(games, (str, Path)) else None,
+                 "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
+                 "deals": ex.deals, "games": ex.games, "validation_deals": int(len(val_deals)),
+                 "bad_records": len(bad), "other_deck": other, "forced_decisions": ex.play.forced,
+                 "unmodelled_declarations": ex.unmodelled},
+        "settings": settings.as_dict(),
+        "metrics": metrics,
+        "seconds": round(time.time() - t0, 1),
+    }
+    return Trained(bid_w, play_w, meta)
+
+
+def _rounded(d: dict) -> dict:
+    return {k: round(v, 4) for k, v in d.items()}
+
+
+def _ruleset_key(rules) -> dict:
+    from simkit.strategies.people.weights import ruleset_key
+
+    return ruleset_key(rules)

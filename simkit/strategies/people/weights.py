@@ -1,0 +1,128 @@
+"""The ``people`` model's weights files: what they hold, where they are found, and binding them to a ruleset.
+
+A weights file (``.npz``) holds ``bid_w`` float64[N_KINDS, N_BID], ``play_w`` float64[N_CONTEXTS, N_PLAY] and
+``meta``, a JSON string: the format, the ruleset it was trained for (name, deck, contracts, tariff), the training
+data (file name, sha256, deals, games, records skipped), the training settings, the validation metrics and the
+feature names (a file made for other features is refused: retrain it).
+
+A model is valid for a ruleset with the same **deck, contracts and tariff** as the one it was fitted under (what
+the people bid for and with); run_away_min, Kontra/Re and Tout settings may differ (people bid no Tout in the real
+games; they double as the heuristic). Files are looked up in ``$SIMKIT_PEOPLE_WEIGHTS`` (a file, or a directory
+of ``*.npz``) first, then in the package's ``weights/`` directory (``sauspiel.npz``, ``sauspiel-short.npz``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from simkit.strategies.people import features as F
+from simkit.strategies.people import model as M
+
+FORMAT = 1
+PACKAGED = Path(__file__).resolve().parent / "weights"
+ENV = "SIMKIT_PEOPLE_WEIGHTS"
+
+
+def _error(msg: str):
+    from simkit.strategies import StrategyError
+
+    return StrategyError(msg, strategy="people")
+
+
+def ruleset_key(rules) -> dict:
+    """What a model must share with the ruleset it plays under (see the module doc)."""
+    return {"deck": rules.deck, "contracts": sorted(rules.contracts), "tariff": rules.to_dict()["tariff"]}
+
+
+def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict) -> Path:
+    """Write a weights file atomically (a temporary name, then renamed)."""
+    path = Path(path)
+    meta = {"format": FORMAT, "features": {"bid": list(F.BID_FEATURES), "play": list(F.PLAY_FEATURES)},
+            "contexts": list(F.GROUP_NAMES), **meta}
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, bid_w=np.asarray(bid_w, np.float64), play_w=np.asarray(play_w, np.float64),
+                 meta=np.array(json.dumps(meta, sort_keys=True)))
+    os.replace(tmp, path)
+    return path
+
+
+@lru_cache(maxsize=16)
+def _load(path: str, mtime: float) -> tuple[np.ndarray, np.ndarray, dict]:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            bid_w, play_w = z["bid_w"], z["play_w"]
+    except Exception as e:
+        raise _error(f"people weights {path} cannot be read ({type(e).__name__}: {e})") from None
+    if meta.get("format") != FORMAT or meta.get("features") != {"bid": list(F.BID_FEATURES),
+                                                                 "play": list(F.PLAY_FEATURES)}:
+        raise _error(f"people weights {path} were trained for another model version; retrain them with "
+                     f"`simkit train people`")
+    if bid_w.shape != (M.N_KINDS, F.N_BID) or play_w.shape != (F.N_CONTEXTS, F.N_PLAY):
+        raise _error(f"people weights {path} have arrays of the wrong shape")
+    return bid_w, play_w, meta
+
+
+def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(bid_w, play_w, meta) of a weights file; a missing or unreadable file is a StrategyError."""
+    p = Path(path)
+    if not p.is_file():
+        raise _error(f"people weights file {p} does not exist")
+    return _load(str(p.resolve()), p.stat().st_mtime)
+
+
+def candidates() -> list[Path]:
+    """Every weights file, in lookup order."""
+    out: list[Path] = []
+    env = os.environ.get(ENV)
+    if env:
+        p = Path(env)
+        if p.is_file():
+            out.append(p)
+        elif p.is_dir():
+            out += sorted(p.glob("*.npz"))
+        else:
+            raise _error(f"${ENV} names {env}, which is neither a weights file nor a directory")
+    if PACKAGED.is_dir():
+        out += sorted(PACKAGED.glob("*.npz"))
+    return out
+
+
+def find(rules) -> tuple[Path, np.ndarray, np.ndarray, dict]:
+    """The first weights file trained for a ruleset like ``rules``; a StrategyError naming what exists if none."""
+    want = ruleset_key(rules)
+    seen = []
+    files = candidates()
+    for p in files:
+        bid_w, play_w, meta = load(p)
+        if meta.get("ruleset", {}).get("key") == want:
+            return p, bid_w, play_w, meta
+        seen.append(meta.get("ruleset", {}).get("name", p.stem))
+    if not files:
+        raise _error(f"no people weights found (looked in ${ENV} and {PACKAGED}); train them with "
+                     f"`simkit train people`")
+    raise _error(f"no people weights trained for ruleset {rules.name!r} (deck, contracts and tariff must match the "
+                 f"training ruleset); there are weights for: {', '.join(seen)}. Use one of those rulesets, or train "
+                 f"weights for this one with `simkit train people --rules ...` and point ${ENV} at them")
+
+
+def bind(config: np.ndarray, rules) -> np.ndarray:
+    """The config a run passes to the kernel: the heuristic's part bound to ``rules`` (its value table, for
+    Kontra and Re), this model's named entries, then the weights of ``rules``."""
+    from simkit.strategies import values
+
+    config = np.asarray(config, np.float64)
+    named = config[: min(len(config), M.WEIGHTS_AT)]
+    _, bid_w, play_w, _ = find(rules)
+    out = np.zeros(M.CONFIG_LEN)
+    heur = values.bind(named, rules)[: M.WEIGHTS_AT]  # the named entries kept, the value table behind them
+    out[: len(heur)] = heur
+    out[M.BID_W_AT: M.PLAY_W_AT] = bid_w.ravel()
+    out[M.PLAY_W_AT:] = play_w.ravel()
+    return out
