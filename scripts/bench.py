@@ -409,6 +409,20 @@ def section_pimc(args) -> str:
     return body
 
 
+def section_people(args) -> str:
+    """The people strategy: deals/s per core, card agreement on held-out real games, calibration against them."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_people import markdown, run_all
+
+    n = max(20_000, args.deals // 10)
+    deals = 50_000 if args.quick else args.people_deals
+    load = os.getloadavg()[0]
+    speed_rows, agree_rows, cal = run_all(n, args.repeats, deals)
+    body = markdown(speed_rows, agree_rows, cal, machine(), n, deals, load)
+    print(body, flush=True)
+    return body
+
+
 def section_analyze_memory(args) -> str:
     """`simkit analyze`'s parent process: RSS growth per 1000 games (recorded worker results replayed)."""
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -438,7 +452,8 @@ def section_values(args) -> str:
 
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
             "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory,
-            "pimc": section_pimc, "evaluate": section_evaluate, "values": section_values}
+            "pimc": section_pimc, "evaluate": section_evaluate, "values": section_values,
+            "people": section_people}
 
 
 def main(argv=None) -> None:
@@ -461,6 +476,8 @@ def main(argv=None) -> None:
                     help="pimc: duplicate deals per match (default 2,000; the section takes about 30 minutes)")
     ap.add_argument("--memory-games", type=int, default=1_000_000,
                     help="analyze-memory: games replayed through the parent's loop (default 10^6; about 10 minutes)")
+    ap.add_argument("--people-deals", type=int, default=500_000,
+                    help="people: deals of each calibration run (default 500,000)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:
