@@ -1,16 +1,17 @@
 """What the ``people`` model looks at: features of a declaration (bidding) and of a legal card (play).
 
-One set of functions serves training and play: ``scripts``/``simkit train people`` call them at every decision of
-the recorded games (through simkit.analyze.advice.walk, the same ``info`` words the kernel writes), and the
-strategy calls them inside the whole-deal kernel, so a model can never see other features than it was fitted on.
-Everything here is popcounts, bit scans and table lookups over what the seat may see (its hand, the ``info``
-words, the rule tables); nothing is allocated (the caller passes the feature buffer).
+One body of code serves training and play: each feature function is written once (``_play_features_of``,
+``_bid_features_of``) and instantiated twice, storing every feature (:func:`play_features`, :func:`bid_features`:
+``simkit train people`` calls them at every decision of the recorded games, through simkit.analyze.advice.walk,
+the same ``info`` words the kernel writes) or adding each one into the score as it is computed
+(:func:`play_scores`, :func:`bid_score`: the strategy, inside the whole-deal kernel). So a model never sees other
+features than it was fitted on. Everything here is popcounts, bit scans and table lookups over what the seat may
+see (its hand, the ``info`` words, the rule tables); nothing is allocated (the caller passes the buffer).
 
-Play: :func:`play_features` writes ``N_PLAY`` numbers for each legal card (ascending card order) into rows of
-``f`` and returns the decision's *context* (``N_CONTEXTS``: the seat's role in the contract group times its place
-in the trick); the model scores a card as ``weights[context] . f[card]`` and plays by the softmax over the legal
-cards. Bidding: :func:`bid_features` writes ``N_BID`` numbers for one declaration (kind, suit) of a hand; each kind
-has its own weight vector and passing scores 0.
+Play: ``N_PLAY`` numbers for each legal card (ascending card order) and the decision's *context* (``N_CONTEXTS``:
+the seat's role in the contract group times its place in the trick); the model scores a card as
+``weights[context] . features(card)`` and plays by the softmax over the legal cards. Bidding: ``N_BID`` numbers
+for one declaration (kind, suit) of a hand; each kind has its own weight vector and passing scores 0.
 """
 
 from __future__ import annotations
@@ -58,9 +59,10 @@ DEPENDENCIES = [_HERE / "features.py", _HERE.parent / "heuristic.py", _HERE.pare
 def _jit(fn):
     return stamp(njit(cache=True)(fn), source_stamp(DEPENDENCIES))
 
-_HEURISTIC_CONFIG = _HCONF.copy()
+
+_HEURISTIC_CONFIG = _HCONF.copy()  # the heuristic's hand score with its default weights (a bidding feature)
 _INV3, _INV11, _INV30 = 1.0 / 3.0, 1.0 / 11.0, 1.0 / 30.0  # multiplications: a division costs several
-_VARIANT_BASE = np.array([0, 1, 5, 6, 7, 11], np.int64)  # a contract kind's first variant (simkit.rules.tables)  # the heuristic's hand score with its default weights (a bidding feature)
+_VARIANT_BASE = np.array([0, 1, 5, 6, 7, 11], np.int64)  # a contract kind's first variant (simkit.rules.tables)
 
 # ------------------------------------------------------------------------------------------------- play
 

@@ -32,9 +32,7 @@ from simkit.strategies import heuristic as _h
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
-    I_KIND,
     I_RNG,
-    I_SUIT,
     INFO_SIZE,
     PASS,
     PLAY_SIG,
@@ -124,7 +122,8 @@ def _choose(scores, n, temperature, info):
 
 def _candidates(hand, params, out):
     """The declarations ``hand`` may make under ``params`` (enabled kinds, no Tout: the real games have none; a
-    Farbsolo, Farbwenz or Farbgeier with at least half the hand in trumps), as (kind, suit) pairs at ``out[2 i], out[2 i + 1]`` (suit -1 for Wenz and Geier), in the order the weights
+    Farbsolo, Farbwenz or Farbgeier with at least half the hand in trumps), as (kind, suit) pairs at
+    ``out[2 i], out[2 i + 1]`` (suit -1 for Wenz and Geier), in the order the weights
     file's training used; returns how many (at most 3 + 4 + 1 + 1 + 4 + 4 = 17)."""
     deck = params[_P_DECK_MASK]
     en = params[_P_ENABLED]
