@@ -380,7 +380,7 @@ _register_evaluate(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
 from simkit.strategies.cli_values import register as _register_values  # noqa: E402  (`simkit values`)
 
 _register_values(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
-from simkit.strategies.people.cli import register as _register_train  # noqa: E402  (`simkit train people`)
+from simkit.strategies.cli_train import register as _register_train  # noqa: E402  (`simkit train people`)
 
 _register_train(app, UserError, _progress, RULES_HELP)
 

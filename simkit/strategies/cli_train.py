@@ -1,4 +1,5 @@
-"""``simkit train people``: fit the people model to recorded games (simkit.strategies.people.train)."""
+"""``simkit train people``: fit the people model to recorded games (simkit.strategies.people.train; registered in
+simkit.cli, outside the people package so that registering it loads no kernel)."""
 
 from __future__ import annotations
 
