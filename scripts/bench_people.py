@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,8 @@ PRESETS = ("sauspiel", "sauspiel-short")
 
 def speed(n: int, repeats: int) -> list[dict]:
     """Complete deals per second on one core, people and heuristic at every seat, interleaved."""
+    from bench import interleaved
+
     from simkit.engine.game import play_games
 
     rows = []
@@ -27,13 +28,7 @@ def speed(n: int, repeats: int) -> list[dict]:
         fns = {s: (lambda s=s: play_games(1, 0, n, preset, seats=s)) for s in ("people", "heuristic")}
         for fn in fns.values():
             fn()  # compile / warm up
-        best = {k: float("inf") for k in fns}
-        for _ in range(repeats):
-            for k, fn in fns.items():
-                t0 = time.perf_counter()
-                fn()
-                best[k] = min(best[k], time.perf_counter() - t0)
-        rows.append({"rules": preset, **{k: n / t for k, t in best.items()}})
+        rows.append({"rules": preset, **interleaved(fns, n, repeats)})
         print(f"  {preset}: people {rows[-1]['people']:,.0f} deals/s, heuristic {rows[-1]['heuristic']:,.0f}",
               flush=True)
     return rows

@@ -62,11 +62,11 @@ def record_of(row: dict, rules, trace_played) -> dict:
             "hands": [[format_card(c) for c in range(32) if h >> c & 1] for h in hands], "tricks": tricks}
 
 
-def _kernel_games(preset, n, seed=3, **forced):
+def _kernel_games(preset, n, seed=3, seats="heuristic", **forced):
     from simkit.engine.game import play_games
 
     rules = load_ruleset(preset)
-    g = play_games(seed, 0, n, rules, trace=True, **forced)
+    g = play_games(seed, 0, n, rules, seats=seats, trace=True, **forced)
     out = []
     for i in range(n):
         if g["kind"][i] < 0:

@@ -14,26 +14,16 @@ from simkit.analyze.advice import advise
 from simkit.analyze.records import parse_game
 from simkit.rules import load_ruleset
 from simkit_cli import simkit as run_cli
-from test_analyze import record_of
+from test_analyze import _kernel_games as _played_games
 
 from conftest import SHARED  # noqa: E402  (../shared, or SIMKIT_SHARED)
 
 REAL = SHARED / "real-games" / "sauspiel-20k.jsonl.gz"
 
 
-def _kernel_games(preset, n, seed=3, seats="people"):
-    from simkit.engine.game import play_games
-
-    rules = load_ruleset(preset)
-    g = play_games(seed, 0, n, rules, seats=seats, trace=True)
-    out = []
-    for i in range(n):
-        if g["kind"][i] < 0:
-            continue
-        row = {k: g[k][i] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
-                                     "re_seat")}
-        out.append((record_of(row, rules, g["trace_played"][i]), [int(c) for c in g["trace_played"][i]]))
-    return rules, g, out
+def _kernel_games(preset, n, seed=3):
+    """Games the kernel played with people at every seat, as (record, cards played) (test_analyze's helper)."""
+    return _played_games(preset, n, seed, seats="people")
 
 
 @pytest.mark.parametrize("preset", ["sauspiel", "sauspiel-short"])
@@ -44,7 +34,7 @@ def test_the_kernel_plays_what_the_model_says(preset):
     from simkit.strategies import resolve
 
     people = resolve("people")
-    rules, g, games = _kernel_games(preset, 250)
+    rules, games = _kernel_games(preset, 250)
     assert len(games) > 120
     kinds = set()
     for n, (record, played) in enumerate(games, start=1):
@@ -63,7 +53,7 @@ def test_the_card_played_is_the_most_likely_under_the_features():
     from simkit.strategies.people import features as F
     from simkit.strategies.people import model as M
 
-    rules, g, games = _kernel_games("sauspiel", 60, seed=4)
+    rules, games = _kernel_games("sauspiel", 60, seed=4)
     t = tables_for(rules)
     config = np.ascontiguousarray(resolve("people").config_for(rules))
     play_w = config[M.PLAY_W_AT:].reshape(F.N_CONTEXTS, F.N_PLAY)

@@ -87,16 +87,6 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
                               store_play=store_play)
         except RunError as e:
             raise UserError(str(e)) from None
-        if getattr(rules, "game", "bavarian") == "bavarian":  # weights a strategy needs for the rules (people's)
-            from simkit.strategies import seat_strategies
-            from simkit.strategies.values import uses_values
-
-            try:
-                for s in seat_strategies(names):
-                    if s.bind is not None and not uses_values(s):  # cheap: loads and checks, builds nothing
-                        s.config_for(rules)
-            except StrategyError as e:
-                raise UserError(str(e)) from None
         if out is None:
             if resume:
                 raise UserError("--resume needs --out DIR")

@@ -342,6 +342,8 @@ def _check_strategies(opts: RunOptions) -> None:
     from simkit.strategies import resolve, values
     strategies = [resolve(name) for name in opts.seats]  # raises a clear error for an unknown strategy
     values.prepare(strategies, opts.rules)  # the value table, once, before the workers start
+    for s in strategies:  # what a strategy learned for the rules (cached): missing weights fail before any write
+        s.config_for(opts.rules)
 
 
 def _run_local(opts, todo, out, workers, chunk, finished) -> None:

@@ -449,6 +449,26 @@ def _higher_out(c, out, v, kind, tm, deck, strength, eff_suit):
 
 
 @njit(cache=True, inline="always")
+def trick_so_far(info, v, strength, eff_suit):
+    """(the card winning the trick in progress, its seat, the trick's card points so far); (-1, -1, 0) before
+    its first card."""
+    n = info[I_N_IN_TRICK]
+    if n == 0:
+        return -1, -1, 0
+    leader = info[I_LEADER]
+    best = info[I_TRICK]
+    winner = leader
+    pts = _points(best)
+    for k in range(1, n):
+        c = info[I_TRICK + k]
+        pts += _points(c)
+        if _beats(c, best, v, strength, eff_suit):
+            best = c
+            winner = (leader + k) & 3
+    return best, winner, pts
+
+
+@njit(cache=True, inline="always")
 def _is_safe(c, out, n_after, v, kind, tm, deck, strength, eff_suit):
     """Will ``c`` (winning the trick now) still win it after ``n_after`` more players? Sure for a top trump; for a
     side card when nothing higher of its suit is out and the suit is likely still held by the others (or no trump
@@ -764,20 +784,6 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     for k in range(n):
         trick |= 1 << info[I_TRICK + k]
     out = deck & ~info[I_PLAYED] & ~hand & ~trick
-    # the trick so far
-    best = -1
-    winner = -1
-    pts = 0
-    if n > 0:
-        leader = info[I_LEADER]
-        best = info[I_TRICK]
-        winner = leader
-        pts = _points(best)
-        for k in range(1, n):
-            c = info[I_TRICK + k]
-            pts += _points(c)
-            if _beats(c, best, v, strength, eff_suit):
-                best = c
-                winner = (leader + k) & 3
+    best, winner, pts = trick_so_far(info, v, strength, eff_suit)
     return play_kernel(hand, legal, seat, data_ptr(info), data_ptr(strength), data_ptr(eff_suit), data_ptr(config),
                        deck, tm, out, best, winner, pts)

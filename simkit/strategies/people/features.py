@@ -29,7 +29,6 @@ from simkit.strategies.api import (
     I_HISTORY_CARDS,
     I_HISTORY_LEADER,
     I_KIND,
-    I_LEADER,
     I_N_IN_TRICK,
     I_PARTNER_SHOWN,
     I_PLAYED,
@@ -41,7 +40,9 @@ from simkit.strategies.api import (
     I_VARIANT,
 )
 from simkit.strategies.heuristic import DEFAULT_CONFIG as _HCONF
-from simkit.strategies.heuristic import _beats, _hand_score, _is_safe, _points, _team, _trump_mask
+from simkit.strategies.heuristic import (
+    _beats, _hand_score, _is_safe, _points, _team, _trump_mask, trick_so_far,
+)
 
 _OBERS = 0x10101010
 _UNTERS = 0x08080808
@@ -217,22 +218,8 @@ def _play_features_of(put, clear, finish):
         ctx = 4 * g + n
         at = w_at + ctx * N_PLAY  # the context's weights (score mode)
         # the trick so far
-        best = -1
-        winner = -1
-        pts = 0
-        led_e = -1
-        if n > 0:
-            leader = info[I_LEADER]
-            best = info[I_TRICK]
-            led_e = eff_suit[v, best]
-            winner = leader
-            pts = _points(best)
-            for k in range(1, n):
-                c = info[I_TRICK + k]
-                pts += _points(c)
-                if _beats(c, best, v, strength, eff_suit):
-                    best = c
-                    winner = (leader + k) & 3
+        best, winner, pts = trick_so_far(info, v, strength, eff_suit)
+        led_e = eff_suit[v, info[I_TRICK]] if n > 0 else -1
         rel = _team(winner, seat, kind, decl, partner, i_am_partner) if n > 0 else 1
         beaters = _beaters(best, legal, v, strength, eff_suit) if n > 0 else np.int64(0)
         mate_sure = n > 0 and _is_safe(best, out, 3 - n, v, kind, tm, deck, strength, eff_suit)

@@ -27,7 +27,7 @@ import numpy as np
 from numba import carray, njit, types
 
 from simkit.engine.jitcache import source_stamp, stamp
-from simkit.engine.bits import cttz, popcount
+from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.strategies import heuristic as _h
 from simkit.strategies.api import (
     BID_SIG,
@@ -220,6 +220,13 @@ def card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, heur_
     return popcount(legal)
 
 
+@njit(cache=True, inline="always")
+def _pick(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores):
+    """The card of ``legal`` the model chooses (``scores``: work space for the legal cards' scores)."""
+    n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores)
+    return nth_bit(legal, _choose(scores, n, config[C_PLAY_TEMPERATURE], info))
+
+
 PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, _P(types.int64), _P(types.int16),
                               _P(types.int8), _P(types.float64), types.int64, types.int64, types.int64,
                               types.int64, types.int64, types.int64, types.int64, _P(types.float64))
@@ -238,13 +245,7 @@ def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, n_c
     config = carray(config_p, (n_config,))
     hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
                         pts)
-    scores = carray(work_p, (WORK_SIZE,))
-    n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
-    j = _choose(scores, n, config[C_PLAY_TEMPERATURE], info)
-    m = legal
-    for _ in range(j):
-        m &= m - 1
-    return cttz(m)
+    return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, carray(work_p, (WORK_SIZE,)))
 
 
 @_jit(PLAY_SIG)
@@ -253,10 +254,4 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
         return cttz(legal)
     hc = _h.play(hand, legal, seat, info, strength, eff_suit, params, config)
     deck = params[_P_DECK_MASK]
-    scores = np.empty(WORK_SIZE)
-    n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
-    j = _choose(scores, n, config[C_PLAY_TEMPERATURE], info)
-    m = legal
-    for _ in range(j):
-        m &= m - 1
-    return cttz(m)
+    return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, np.empty(WORK_SIZE))

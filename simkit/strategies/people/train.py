@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.rules.contracts import BID_ORDER
+from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES
 from simkit.strategies.people import features as F
 from simkit.strategies.people import model as M
 
@@ -411,8 +412,6 @@ def play_accuracy(p: PlayData, W: np.ndarray, dec: np.ndarray) -> dict:
                                      "heuristic": round(float(heur[sel].mean()), 4)}
     return out
 
-
-from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES  # noqa: E402  (kind names for the metrics)
 
 
 # ---------------------------------------------------------------------------------------------- training
