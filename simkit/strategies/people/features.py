@@ -84,6 +84,8 @@ PLAY_FEATURES = (
     "late_trump", "late_points", "my_trumps_x_trump", "out_trumps_zero_trump",
     # more of the trick
     "lowest_beater", "mate_sure_points", "mate_after_points", "trump_rank_sq", "opp_after_beats",
+    # leading a trump: into a stronger one, pulling with the top, none left out; the last one I hold
+    "lead_trump_under", "lead_trump_pull", "lead_last_trump", "lead_trump_none_out",
 )
 N_PLAY = len(PLAY_FEATURES)
 MAX_LEGAL = 8
@@ -375,6 +377,15 @@ def _play_features_of(put, clear, finish):
                 acc = put(f, w, at, row, acc, 35, _bit(mate_void, e))
                 if is_tr:
                     acc = put(f, w, at, row, acc, 36, out_tr * 0.125)
+                    # a linear score cannot tell these leads apart by the trump's rank and count alone
+                    if n_hi_out > 0:
+                        acc = put(f, w, at, row, acc, 49, 1.0)
+                    elif out_tr > 0:
+                        acc = put(f, w, at, row, acc, 50, 1.0)
+                    else:
+                        acc = put(f, w, at, row, acc, 52, 1.0)
+                    if my_tr == 1:
+                        acc = put(f, w, at, row, acc, 51, 1.0)
             if kind == 0 and not is_tr and (c >> 3) == suit:
                 acc = put(f, w, at, row, acc, 37, 1.0)
                 if c == ace:
