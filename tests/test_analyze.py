@@ -265,6 +265,27 @@ def test_analyze_file_outputs_and_worker_independence(tmp_path):
     assert not list(out.glob(".*tmp"))
 
 
+def test_analyze_reads_gzip_and_reports_a_truncated_stream(tmp_path):
+    import gzip
+
+    lines = DEMO.read_text().splitlines()[:4]
+    plain = tmp_path / "games.jsonl"
+    plain.write_bytes(("\n".join(lines) + "\n").encode() + b"\xff not utf-8\n")
+    packed = tmp_path / "games.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    a = analyze_file(plain, tmp_path / "plain", objective="win", workers=1, report=False)
+    b = analyze_file(packed, tmp_path / "packed", objective="win", workers=1, report=False)
+    assert a.games == b.games == 4 and a.errors == b.errors and "line 5: not valid UTF-8" in a.errors[0]
+    for name in ("decisions", "games"):
+        assert pl.read_parquet(tmp_path / "plain" / f"{name}.parquet").drop("ms", strict=False).equals(
+            pl.read_parquet(tmp_path / "packed" / f"{name}.parquet").drop("ms", strict=False))
+    cut = tmp_path / "cut.jsonl.gz"
+    data = gzip.compress("".join(line + "\n" for line in lines * 50).encode())
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    c = analyze_file(cut, tmp_path / "cut", objective="win", workers=1, report=False)
+    assert c.games > 0 and len(c.errors) == 1 and "truncated" in c.errors[0]
+
+
 def test_dask_backend_writes_the_same(tmp_path):
     ref = analyze_file(DEMO, tmp_path / "local", objective="win", workers=1, report=False)
     analyze_file(DEMO, tmp_path / "dask", objective="win", workers=2, backend="dask-local", batch_games=4,

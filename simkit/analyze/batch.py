@@ -91,8 +91,9 @@ def _worker_state(opts: AnalyzeOptions) -> dict:
     return _WORKER
 
 
-def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
-    """Grade a batch of ``(line number, text)``; return its rows (columns as lists) and the bad lines' errors."""
+def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str | None, str | None]]) -> dict:
+    """Grade a batch of ``(line number, text, read error)``; return its rows (columns as lists) and the bad lines'
+    errors."""
     from simkit.analyze.advice import advisors_for, column_name
     from simkit.analyze.grade import grade_game
     from simkit.analyze.records import parse_line
@@ -103,8 +104,9 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
     games: list[dict] = []
     errors: list[str] = []
     t_solve = 0.0
-    for n, text in lines:
-        game, error = parse_line(text, n, opts.rules)
+    for n, text, error in lines:
+        if error is None:
+            game, error = parse_line(text, n, opts.rules)
         if error is not None:
             errors.append(error)
             continue
@@ -139,23 +141,25 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str]]) -> dict:
 # ---------------------------------------------------------------------------------------------- driving
 
 def _batches(path: Path, size: int):
-    batch: list[tuple[int, str]] = []
-    with open(path, encoding="utf-8") as f:
-        for n, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            batch.append((n, text))
-            if len(batch) == size:
-                yield batch
-                batch = []
+    """Lists of ``(line number, text, error)``: the file plain or gzip-compressed; a line that cannot be read
+    (not UTF-8, a corrupt or truncated gzip stream) comes with its error and is reported, not graded."""
+    from simkit.analyze.records import numbered_lines
+
+    batch: list[tuple[int, str | None, str | None]] = []
+    for item in numbered_lines(path):
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
     if batch:
         yield batch
 
 
 def count_games(path: Path) -> int:
     """Non-blank lines of ``path`` (for the progress bar)."""
-    with open(path, "rb") as f:
-        return sum(1 for line in f if line.strip())
+    from simkit.analyze.records import numbered_lines
+
+    return sum(1 for _ in numbered_lines(path))
 
 
 def _ordered(submit, batches, depth: int):

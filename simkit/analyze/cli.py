@@ -15,7 +15,7 @@ from rich.table import Table
 def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str) -> None:
     @app.command("analyze")
     def analyze_cmd(
-        file: Path = typer.Argument(..., help="Recorded games: replay records, one JSON object per line, with an "
+        file: Path = typer.Argument(..., help="Recorded games: replay records, one JSON object per line (.jsonl or .jsonl.gz), with an "
                                               "optional players field (four names, seat 0 first)."),
         out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default analysis/<UTC time>)."),
         rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),

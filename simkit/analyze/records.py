@@ -112,7 +112,7 @@ def read_games(lines, rules: Ruleset | str | None = None) -> Iterator[tuple[int,
 def read_file(path: str | Path, rules: Ruleset | str | None = None):
     """:func:`read_games` of a file, plain or gzip (:func:`open_text`); a corrupt or truncated gzip stream ends
     as an error at the line where reading stopped."""
-    for n, text, error in _lines(path):
+    for n, text, error in numbered_lines(path):
         yield (n, None, error) if error is not None else (n, *parse_line(text, n, rules))
 
 
@@ -143,7 +143,7 @@ def _decode(raw: bytes | str, n: int) -> tuple[str | None, str | None]:
         return None, f"line {n}: not valid UTF-8 (byte 0x{raw[e.start]:02x} at column {e.start + 1})"
 
 
-def _lines(source) -> Iterator[tuple[int, str | None, str | None]]:
+def numbered_lines(source) -> Iterator[tuple[int, str | None, str | None]]:
     """``(line number, text, None)`` for every non-blank line of ``source`` (a path or an iterable of lines, str or
     bytes), ``(n, None, error)`` for a line that is not UTF-8; a gzip stream that is corrupt or ends early gives
     one error at the line where reading stopped and ends the iteration."""
@@ -252,7 +252,7 @@ def read_settled(source, rules: Ruleset | str | None = None
     or ``(line, None, None, "line N: ...")``."""
     rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
     by_deck = {d: rules if d == rules.deck else rules.replace(deck=d) for d in ("long", "short")}
-    for n, text, error in _lines(source):
+    for n, text, error in numbered_lines(source):
         if error is not None:
             yield n, None, None, error
             continue
