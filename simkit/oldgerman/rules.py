@@ -26,6 +26,7 @@ import numpy as np
 
 from simkit.cards import ASS, KOENIG, OBER, R7, R8, R9, RANK_POINTS, UNTER, ZEHN
 from simkit.oldgerman import GAME
+from simkit.rules.base import RulesetError, toml_value
 
 TRUMP = 4
 N_VARIANTS = 4
@@ -34,10 +35,6 @@ SUIT_RANKS = (ASS, KOENIG, OBER, ZEHN, R9, R8, R7)
 UNTERS = tuple(8 * s + UNTER for s in range(4))  # EU GU HU SU, highest first
 STRATEGIES = ("random", "heuristic")
 MAX_HEAD_STROKES = 100
-
-
-class OldGermanRulesetError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -51,8 +48,6 @@ class OldGermanRuleset:
     head_strokes: int = 9  # strokes of a whole sheep's head: a team reaching them wins the partie (12 is traditional)
 
     def __post_init__(self):
-        from simkit.rules.ruleset import RulesetError
-
         if self.game != GAME:
             raise RulesetError(f"game must be {GAME!r} here, not {self.game!r}")
         if self.deck != "long":
@@ -66,8 +61,6 @@ class OldGermanRuleset:
         return 8
 
     def replace(self, **changes: Any) -> OldGermanRuleset:
-        from simkit.rules.ruleset import RulesetError
-
         valid = {f.name for f in fields(self)}
         bad = [k for k in changes if k not in valid]
         if bad:
@@ -78,15 +71,11 @@ class OldGermanRuleset:
         return dataclasses.asdict(self)
 
     def to_toml(self) -> str:
-        from simkit.rules.ruleset import _toml_value
-
-        return "".join(f"{k} = {_toml_value(v)}\n" for k, v in self.to_dict().items())
+        return "".join(f"{k} = {toml_value(v)}\n" for k, v in self.to_dict().items())
 
 
 def old_german_from_dict(data: dict[str, Any], base: OldGermanRuleset | None = None) -> OldGermanRuleset:
     """An :class:`OldGermanRuleset` from a TOML-shaped dict (``extends`` already resolved into ``base``)."""
-    from simkit.rules.ruleset import RulesetError
-
     base = base or OldGermanRuleset()
     valid = {f.name: f for f in fields(OldGermanRuleset)}
     out = {}

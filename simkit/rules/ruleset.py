@@ -14,14 +14,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from simkit.rules.base import RulesetError, toml_value
 from simkit.rules.contracts import GEIER, KIND_NAMES, RUFSPIEL, WENZ, Contract
 
 PRESET_DIR = "presets"
 DEFAULT_PRESET = "stargames"
-
-
-class RulesetError(ValueError):
-    """A ruleset that cannot be loaded: unknown preset, unknown key, wrong type or impossible value."""
 
 
 @dataclass(frozen=True)
@@ -87,22 +84,12 @@ class Ruleset:
         d = self.to_dict()
         tariff = d.pop("tariff")
         for k, v in d.items():
-            lines.append(f"{k} = {_toml_value(v)}")
+            lines.append(f"{k} = {toml_value(v)}")
         lines.append("")
         lines.append("[tariff]")
         for k, v in tariff.items():
-            lines.append(f"{k} = {_toml_value(v)}")
+            lines.append(f"{k} = {toml_value(v)}")
         return "\n".join(lines) + "\n"
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(v)
 
 
 def _validate(r: Ruleset) -> None:
