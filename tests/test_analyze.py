@@ -212,6 +212,21 @@ def test_perfect_game_has_no_loss_and_a_known_blunder_is_found():
     assert found > 0
 
 
+def test_every_objective_tells_the_same_outcome():
+    """Won or lost is the same question under every objective: the opening's status (dd_won) and the first decisive
+    mistake agree. (Under points a Tout short of 120 was once taken for won: demo-16, a lost Wenz Tout.)"""
+    ws = Workspace()
+    for game in _games(DEMO):
+        rows = {o: grade_game(game, o, workspace=ws).game for o in ("win", "points", "payout")}
+        keys = ("dd_won", "won", "decisive_trick", "decisive_seat", "decisive_card")
+        want = {k: rows["win"][k] for k in keys}
+        for o in ("points", "payout"):
+            assert {k: rows[o][k] for k in keys} == want, (game.game_id, o)
+    tout = next(g for g in _games(DEMO) if g.game_id.startswith("demo-16"))
+    row = grade_game(tout, "points", workspace=ws).game
+    assert row["opening_value"] < 120 and not row["dd_won"]
+
+
 def _level_changed(graded, at) -> bool:
     before = graded.decisions[at]["best_value"]
     after = graded.decisions[at]["played_value"]

@@ -47,11 +47,12 @@ def _level(opening: Position, plays, i: int, value: int, objective: str, ws: Wor
     if objective == "payout":
         return opening.level_payouts.index(value)
     n = opening.rules.hand_size
+    if opening.contract.tout:  # won only with every trick, which is worth 120: below that it is lost
+        return TOUT_WON if value == 120 and threshold(opening.after(*plays[:i]), tricks=n, workspace=ws) \
+            else TOUT_LOST
     if value not in (0, 120):
         return WON_SCHNEIDER if value >= 91 else WON if value >= 61 else LOST if value >= 31 else LOST_SCHNEIDER
-    pos = opening.after(*plays[:i])  # Schwarz (or a Tout) is possible: ask the trick question
-    if opening.contract.tout:  # won only with every trick (which is worth 120)
-        return TOUT_WON if value == 120 and threshold(pos, tricks=n, workspace=ws) else TOUT_LOST
+    pos = opening.after(*plays[:i])  # Schwarz is possible: ask the trick question
     if value == 120:
         return WON_SCHWARZ if threshold(pos, tricks=n, workspace=ws) else WON_SCHNEIDER
     return LOST_SCHWARZ if not threshold(pos, tricks=1, workspace=ws) else LOST_SCHNEIDER
