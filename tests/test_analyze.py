@@ -20,6 +20,7 @@ from simkit.analyze.records import parse_game, read_file
 from simkit.cards import SUIT_NAMES, format_card
 from simkit.reference import Game
 from simkit.rules import load_ruleset
+from simkit.replay import ReplayError
 from simkit.rules.contracts import KIND_NAMES, Contract
 from simkit.solver import Position, Workspace, solve
 from simkit_cli import simkit as run_cli
@@ -225,6 +226,33 @@ def test_every_objective_tells_the_same_outcome():
     tout = next(g for g in _games(DEMO) if g.game_id.startswith("demo-16"))
     row = grade_game(tout, "points", workspace=ws).game
     assert row["opening_value"] < 120 and not row["dd_won"]
+
+
+def test_a_conceded_last_trick_is_filled_in():
+    """A record that leaves out the last trick, or stops inside it, is graded whole: each seat's last card is
+    forced. Anything shorter is an error naming the trick."""
+    ws = Workspace()
+    base = json.loads(DEMO.read_text().splitlines()[0])
+    whole = parse_game(base, 1)
+    assert whole.conceded == 0
+    for kept, filled in ((7, 4), (8, 3), (8, 2), (8, 1)):
+        rec = json.loads(json.dumps(base))
+        rec["tricks"] = rec["tricks"][:kept]
+        if kept == 8:
+            rec["tricks"][-1]["cards"] = rec["tricks"][-1]["cards"][:4 - filled]
+        game = parse_game(rec, 1)
+        assert game.plays == whole.plays and game.conceded == filled
+    graded = grade_game(game, "points", workspace=ws)
+    assert graded.game["conceded"] == 1
+    assert graded.decisions == grade_game(whole, "points", workspace=ws).decisions
+    short = dict(base, tricks=base["tricks"][:6])
+    with pytest.raises(ReplayError, match="6 tricks recorded"):
+        parse_game(short, 1)
+    broken = json.loads(json.dumps(base))
+    broken["tricks"] = broken["tricks"][:7]
+    broken["tricks"][-1]["cards"] = broken["tricks"][-1]["cards"][:2]
+    with pytest.raises(ReplayError, match="trick 7 has 2 cards"):
+        parse_game(broken, 1)
 
 
 def _level_changed(graded, at) -> bool:

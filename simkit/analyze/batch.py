@@ -71,7 +71,7 @@ GAME_SCHEMA = pa.schema([
     ("payout", pa.int32()), ("value_after_trick", pa.list_(pa.int32())), ("swing", pa.int32()),
     ("loss_declaring", pa.int32()), ("loss_defending", pa.int32()), ("blunders", pa.int16()),
     ("decisive_trick", pa.int8()), ("decisive_seat", pa.int8()), ("decisive_card", pa.string()),
-    ("decisive_player", pa.string()), ("ms", pa.float32()),
+    ("decisive_player", pa.string()), ("ms", pa.float32()), ("conceded", pa.int8()),
 ])
 
 

@@ -148,5 +148,6 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
         "decisive_trick": decisive[0] if decisive else None,
         "decisive_seat": decisive[1] if decisive else None,
         "decisive_card": decisive[2] if decisive else None,
+        "conceded": game.conceded,
     }
     return out

@@ -37,6 +37,7 @@ class GameRecord:
     players: tuple[str, str, str, str] | None
     opening: Position
     plays: tuple[int, ...]  # every card in play order
+    conceded: int = 0  # cards of the last trick the record left out (filled in: each seat's last card is forced)
 
     def player(self, seat: int) -> str | None:
         return self.players[seat] if self.players else None
@@ -69,8 +70,9 @@ def _players(value) -> tuple[str, str, str, str]:
     return tuple(value)
 
 
-def _played(record, line: int, rules: Ruleset | str | None) -> tuple[GameRecord, Game]:
-    """:func:`parse_game` and the referee's game played to its end."""
+def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = False) -> tuple[GameRecord, Game]:
+    """:func:`parse_game` and the referee's game played to its end; with ``conceded``, a record may leave out the
+    last trick or its last cards (:func:`parse_game`)."""
     if not isinstance(record, dict):
         raise ReplayError("a replay record must be a JSON object")
     record = dict(record)
@@ -78,18 +80,35 @@ def _played(record, line: int, rules: Ruleset | str | None) -> tuple[GameRecord,
     if "contract" in record and record["contract"] is None:
         raise ReplayError("a thrown-in deal (contract null) has no game to grade")
     game = start_game(record, rules)
-    play_tricks(game, record["tricks"])
+    tricks = record["tricks"]
+    n = game.n_tricks
+    # a record one trick short (or stopping inside the last trick) conceded it: the rest is forced
+    short = conceded and isinstance(tricks, list) and len(tricks) in (n - 1, n)
+    play_tricks(game, tricks, partial=short)
+    filled = 0
+    if short:
+        if len(game.tricks) < n - 1:
+            raise ReplayError(f"trick {len(tricks)} has {len(tricks[-1]['cards'])} cards, expected 4 (only the last "
+                              "trick may be left out or stop early)")
+        while not game.is_over:  # every seat holds one card: the last trick plays itself
+            game.play(game.legal_cards()[0])
+            filled += 1
     plays = tuple(c for _, cards, _ in game.tricks for c in cards)
     opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (), game.doublings,
                        game.tariff)
     gid = record.get("id")
-    return GameRecord(str(gid) if gid is not None else f"line {line}", line, record, players, opening, plays), game
+    return GameRecord(str(gid) if gid is not None else f"line {line}", line, record, players, opening, plays,
+                      filled), game
 
 
 def parse_game(record, line: int, rules: Ruleset | str | None = None) -> GameRecord:
     """Check a whole recorded game (every card, every leader) and return it ready for grading. Raises
-    :class:`ReplayError` naming the problem."""
-    return _played(record, line, rules)[0]
+    :class:`ReplayError` naming the problem.
+
+    A game cut short by a conceded last trick is accepted: the record may stop after the last but one trick, or
+    inside the last trick, where every seat has one card left; those cards are filled in (``conceded`` counts
+    them), so the game is graded and scored whole."""
+    return _played(record, line, rules, conceded=True)[0]
 
 
 def parse_line(text: str, n: int, rules: Ruleset | str | None = None) -> tuple[GameRecord | None, str | None]:
