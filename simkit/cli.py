@@ -366,6 +366,10 @@ from simkit.analyze.cli import register as _register_analyze  # noqa: E402  (`si
 
 _register_analyze(app, UserError, _stdout, _progress, RULES_HELP)
 
+from simkit.view.cli import register as _register_view  # noqa: E402  (`simkit view`, one graded game as a page)
+
+_register_view(app, UserError)
+
 from simkit.match.cli import register as _register_match  # noqa: E402  (`simkit match`)
 
 _register_match(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
