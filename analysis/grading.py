@@ -162,7 +162,11 @@ def write_summary(out: Path, result, opts) -> dict:
     tables = s.pop("tables")
     head = {**s, "bad_records": len(result.errors), "seconds": round(result.seconds, 3)}
     (out / "summary.json").write_text(json.dumps(head, indent=2, default=_jsonable) + "\n", encoding="utf-8")
-    write(_sections(head, tables, opts.objective, strategies), tables, out, "simkit analyze: " + out.name)
+    # a page for every game the report names, written first so that no link of report.html is ever dangling
+    from simkit.view import write_pages
+
+    pages = write_pages(out, tables["swings"]["game_id"].to_list())
+    write(_sections(head, tables, opts.objective, strategies, pages), tables, out, "simkit analyze: " + out.name)
     return {**head, "tables": tables}
 
 
@@ -177,7 +181,9 @@ def _jsonable(x):
 UNITS = {"points": "card points", "payout": "payout units (the declarer's payout)", "win": "games (1 = lost)"}
 
 
-def _sections(head: dict, tables: dict, objective: str, strategies: list[str]) -> list[Section]:
+def _sections(head: dict, tables: dict, objective: str, strategies: list[str], pages: dict | None = None
+              ) -> list[Section]:
+    """The report's sections; ``pages`` maps game ids to their pages (``simkit view``), which the tables link."""
     unit = UNITS[objective]
     intro = Section("Overview", f"{head['games']:,} games, {head['decisions']:,} cards, {head['choices']:,} of them "
                     f"choices (more than one legal card). Objective: {objective}; losses in {unit}: the value of the "
@@ -206,11 +212,12 @@ def _sections(head: dict, tables: dict, objective: str, strategies: list[str]) -
         "mistake_share": ("decided by a mistake", "pct"), "win_rate": ("win rate", "pct"),
         "dd_win_rate": ("DD win rate", "pct"), "median_ms": ("median ms", ".1f")}))
     sw = tables["swings"]
-    swing = Section("Value through the game", "The games whose double-dummy value moved most.")
+    swing = Section("Value through the game", "The games whose double-dummy value moved most; each game links "
+                    "to its page, to step through it card by card (simkit view).")
     if sw.height:
         swing.figures.append(("swings", fig_swings(sw, objective)))
     swing.tables.append(("", sw.drop("value_after_trick"), {
-        "game_id": ("game", None), "contract": ("contract", None), "opening_value": ("opening value", None),
+        "game_id": ("game", pages or None), "contract": ("contract", None), "opening_value": ("opening value", None),
         "swing": ("swing", None), "decisive_trick": ("decisive trick", None), "decisive_seat": ("seat", None),
         "decisive_card": ("card", None)}))
     sections = [intro, roles, contracts, swing]

@@ -83,18 +83,30 @@ def _rows(df: pl.DataFrame, fmts: dict) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _links(df: pl.DataFrame, fmts: dict) -> list[list[str | None]]:
+    """The link of each cell: a column whose format is a dict links each value it names (``{value: href}``)."""
+    cols = list(fmts) if fmts else df.columns
+    hrefs = [fmts[c][1] if fmts and isinstance(fmts[c][1], dict) else None for c in cols]
+    if not any(hrefs):
+        return [[None] * len(cols) for _ in range(df.height)]
+    return [[h.get(r[c]) if h else None for c, h in zip(cols, hrefs)] for r in df.iter_rows(named=True)]
+
+
 def _html_table(df, fmts) -> str:
     head, rows = _rows(df, fmts)
     th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(x)}</td>" for x in r) + "</tr>" for r in rows)
+    cell = lambda x, a: f"<a href='{html.escape(a)}'>{html.escape(x)}</a>" if a else html.escape(x)  # noqa: E731
+    body = "".join("<tr>" + "".join(f"<td>{cell(x, a)}</td>" for x, a in zip(r, ln)) + "</tr>"
+                   for r, ln in zip(rows, _links(df, fmts)))
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _md_table(df, fmts) -> str:
     head, rows = _rows(df, fmts)
     esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    cell = lambda x, a: f"[{esc(x)}]({a.replace(' ', '%20')})" if a else esc(x)  # noqa: E731
     lines = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(cell(x, a) for x, a in zip(r, ln)) + " |" for r, ln in zip(rows, _links(df, fmts))]
     return "\n".join(lines)
 
 

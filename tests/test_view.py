@@ -180,6 +180,18 @@ def test_writes_are_atomic(graded, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # neither the page nor a temporary file
 
 
+def test_report_links_every_game_it_names(graded):
+    out, _ = graded
+    report = (out / "report.html").read_text(encoding="utf-8")
+    swings = pq.read_table(out / "games.parquet").to_pylist()
+    links = re.findall(r"<a href='(games/[^']+)'>([^<]+)</a>", report)
+    assert links and len(links) == min(8, len(swings))
+    for href, gid in links:
+        assert href == f"games/{page_name(gid)}" and (out / href).is_file()
+        assert page_data(out, gid)["id"] in (out / href).read_text(encoding="utf-8")
+    assert f"](games/{page_name(links[0][1])})" in (out / "report.md").read_text(encoding="utf-8")
+
+
 def test_cli(graded, tmp_path):
     out, ids = graded
     r = run_cli("view", out, "--game", ids[1], "--out", tmp_path / "p.html")
