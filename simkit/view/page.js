@@ -48,8 +48,8 @@ function header() {
     el("p", {class: "sub"}, `Result: the declaring side took ${r.declarer_points} points, `, outcome,
        `, the declarer's payout ${r.payout > 0 ? "+" : ""}${r.payout}. Double dummy before the first card: `
        + `${fmt(G.opening_value)}, ${dd}; ${dec}; ${blunders} blunder${blunders === 1 ? "" : "s"}${strat}.`
-       + (G.recorded < N ? ` The last ${N - G.recorded} card${N - G.recorded === 1 ? " was" : "s were"} not `
-          + "recorded (the last trick conceded) and is filled in: each is forced." : "")),
+       + (G.recorded < N ? ` The record stops ${N - G.recorded} card${N - G.recorded === 1 ? "" : "s"} short `
+          + "(the last trick was conceded): those cards are filled in, each of them forced." : "")),
     el("p", {class: "sub", text: G.objective ? `Values: ${G.unit} with every hand open and best play from there`
       + " on; a card's loss is the best card's value minus its own, for its player's side."
       : "Values as in decisions.parquet (the analysis's objective is unknown: no summary.json)."}));
@@ -179,8 +179,7 @@ function curve() {
                svg("rect", {class: "band-lost", x: L, y: y(G.threshold), width: W - L - R,
                             height: H - B - y(G.threshold)}),
                svg("line", {class: "thr", x1: L, x2: W - R, y1: y(G.threshold), y2: y(G.threshold)}),
-               svg("text", {class: "axis", x: W - R - 4, y: y(G.threshold) - 4, "text-anchor": "end"},
-                   "declaring side wins above"));
+               svg("text", {class: "axis", x: L + 4, y: y(G.threshold) - 4}, "declaring side wins above"));
   }
   for (let t = 0; t <= N; t += 4) {
     box.append(svg("line", {class: "grid", x1: x(t), x2: x(t), y1: T, y2: H - B}));
