@@ -99,7 +99,7 @@ def test_every_decision_is_on_the_page(graded):
         assert [t["winner"] for t in data["tricks"][:-1]] == [rows[4 * t]["seat"] for t in range(1, n_tricks)]
         assert data["tricks"][-1]["declaring_points"] == game["declarer_points"]
     first = page_data(out, ids[0])
-    assert first["players"] == NAMES and first["named"]
+    assert first["players"] == NAMES
     assert page_data(out, ids[1])["players"] == [f"seat {s}" for s in range(4)]
 
 
@@ -178,6 +178,12 @@ def test_writes_are_atomic(graded, tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_page(out, ids[0], target)
     assert list(tmp_path.iterdir()) == []  # neither the page nor a temporary file
+    monkeypatch.undo()
+    mask = os.umask(0o022)
+    try:
+        assert write_page(out, ids[0], target).stat().st_mode & 0o777 == 0o644  # readable where it is served
+    finally:
+        os.umask(mask)
 
 
 def test_report_links_every_game_it_names(graded):

@@ -43,7 +43,7 @@ function header() {
   const blunders = D.filter((d) => d.blunder).length;
   const strat = G.strategies.length ? ` · advice of ${G.strategies.join(", ")}` : "";
   $("head").append(
-    el("h1", {text: `${G.title}`}),
+    el("h1", {text: G.title}),
     el("p", {class: "sub", text: `game ${G.id} (line ${G.line}) · ${G.deck} deck · declaring side: ${declaring}`}),
     el("p", {class: "sub"}, `Result: the declaring side took ${r.declarer_points} points, `, outcome,
        `, the declarer's payout ${r.payout > 0 ? "+" : ""}${r.payout}. Double dummy before the first card: `

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from simkit.cards import CARD_POINTS, SUIT_NAMES, format_card, parse_card
@@ -233,7 +232,6 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
         "declarer": game["declarer"],
         "partner": game["partner"],
         "players": name,
-        "named": any(players),
         "roles": ["declarer" if s == game["declarer"] else "partner" if s == game["partner"] else "defender"
                   for s in range(4)],
         "trumps": [format_card(c) for c in trump_order(contract, deck)],
@@ -292,13 +290,13 @@ def page_name(game_id: str) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file beside it: a failure never leaves half a page."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # opened plainly: the umask's mode, unlike mkstemp's 0600
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
