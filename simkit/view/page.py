@@ -160,8 +160,9 @@ def contract_title(game: dict) -> str:
 
 def won_at(value: int, objective: str | None, tout: bool) -> bool | None:
     """Does the declaring side win with ``value`` (the objective's value of a position)? None when the objective is
-    unknown. Under ``points`` a Tout counts as won at 120 points (every trick, unless the defenders can take one
-    worth nothing: the page cannot tell those rare positions apart; the analysis's blunder flags can)."""
+    unknown. Under ``points`` a Tout counts as won at 120 points (every trick, unless the defenders can still take
+    one worth nothing: the points cannot tell those rare positions apart; the page's first and last points come
+    from games.parquet's exact dd_won and won)."""
     if objective == "win":
         return value == 1
     if objective == "payout":
@@ -171,7 +172,7 @@ def won_at(value: int, objective: str | None, tout: bool) -> bool | None:
     return None
 
 
-THRESHOLDS = {"win": 0.5, "payout": 0.0, "points": 60.5}
+THRESHOLDS = {"win": 0.5, "payout": 0.0, "points": 60.5}  # the curve's line between won and lost (a Tout: 119.5)
 
 
 def _page_data(game: dict, decisions: list[dict], strategies: list[str], objective: str | None) -> dict:
@@ -238,7 +239,7 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
         "hands": [[format_card(c) for c in sorted(h, key=order.__getitem__)] for h in hands],
         "objective": objective,
         "unit": UNITS.get(objective, "value"),
-        "threshold": (119.5 if tout else 60.5) if objective == "points" else THRESHOLDS.get(objective),
+        "threshold": 119.5 if tout and objective == "points" else THRESHOLDS.get(objective),
         "opening_value": game["opening_value"],
         "dd_won": game["dd_won"],
         "result": {"value": game["result"], "won": game["won"], "declarer_points": game["declarer_points"],
