@@ -37,6 +37,7 @@ import numpy as np
 import polars as pl
 
 from analysis.dataset import AnalysisError, Dataset, as_dataset, label
+from analysis.page import Section, grid, png, pyplot
 from simkit.rules.contracts import KIND_NAMES
 from simkit.rules.ruleset import Ruleset, load_ruleset
 from simkit.stats import diff_means, diff_proportions, mean_interval, wilson
@@ -404,7 +405,6 @@ def _pairs(ax, df, value, low, high, scale, labels):
 
 def fig_overview(ag: Against) -> tuple[bytes, bytes]:
     """(passed share, contract mix and win rate; mean points): run against the recorded games, 95% intervals."""
-    from analysis.report import _plt, _png
 
     t = ag.tables
     keep = set(_figure_contracts(t["win_rates"]))
@@ -412,7 +412,7 @@ def fig_overview(ag: Against) -> tuple[bytes, bytes]:
         lambda r: (r["contract"], r["tout"]) in keep or r["contract"] == "all", return_dtype=pl.Boolean))
     mix = sel(t["contract_mix"])
     wr, pts = sel(t["win_rates"]), sel(t["points"])
-    plt = _plt()
+    plt = pyplot()
     h = max(mix.height, wr.height)
     fig, axes = plt.subplots(2, 2, figsize=(12, 2.4 + 0.45 * h + 1.2), gridspec_kw={"height_ratios": [2.2, h]})
     (a0, a1), (a2, a3) = axes
@@ -437,21 +437,20 @@ def fig_overview(ag: Against) -> tuple[bytes, bytes]:
     a3.set_title("Win rate per contract")
     fig.suptitle("Run against recorded games (95% intervals)")
     fig.tight_layout()
-    top = _png(fig)
+    top = png(fig)
     fig, ax = plt.subplots(figsize=(6.5, 0.45 * pts.height + 1.3))
     _pairs(ax, pts, "{}_mean", "{}_mean_low", "{}_mean_high", 1, pts["label"].to_list())
     ax.axvline(61, color="grey", lw=0.8)
     ax.set_xlabel("declaring side's mean card points (61 wins)")
     ax.set_title("Mean card points per contract, run against recorded games (95% intervals)")
     ax.legend(fontsize=8)
-    return top, _png(fig)
+    return top, png(fig)
 
 
 def _grid_bars(ag: Against, table: str, x_col: str, contracts, title: str, xlabel: str, shade=None) -> bytes:
-    from analysis.report import _grid, _png
 
     df = ag.tables[table]
-    fig, axes = _grid(len(contracts), 4.4, 3.0)
+    fig, axes = grid(len(contracts), 4.4, 3.0)
     for ax, (c, t) in zip(axes, contracts):
         g = df.filter((pl.col("contract") == c) & (pl.col("tout") == t))
         xs = g[x_col].to_list()
@@ -474,7 +473,7 @@ def _grid_bars(ag: Against, table: str, x_col: str, contracts, title: str, xlabe
         ax.legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
-    return _png(fig)
+    return png(fig)
 
 
 def figures(ag: Against) -> list[tuple[str, bytes]]:
@@ -500,7 +499,6 @@ def figures(ag: Against) -> list[tuple[str, bytes]]:
 
 def section(ag: Against):
     """The report section "Against recorded games" and its tables (CSV names ``against_*``)."""
-    from analysis.report import Section
 
     g = ag.games
     text = (f"The run beside {g.used:,} recorded {g.deck}-deck deals of {g.path.name} ({g.played:,} played, "

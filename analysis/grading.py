@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from analysis.report import Section, _grid, _png, write
+from analysis.page import Section, grid, png, write
 from simkit.stats import mean_interval, wilson
 
 ROLES = ("declarer", "partner", "defender")
@@ -113,7 +113,7 @@ def swings(games: pl.LazyFrame, k: int = SWING_GAMES) -> pl.DataFrame:
 
 
 def fig_swings(df: pl.DataFrame, objective: str) -> bytes:
-    fig, axes = _grid(1, 7.0, 3.6)
+    fig, axes = grid(1, 7.0, 3.6)
     ax = axes[0]
     for r in df.iter_rows(named=True):
         ys = [r["opening_value"]] + [int(x) for x in r["value_after_trick"].split()]
@@ -129,7 +129,7 @@ def fig_swings(df: pl.DataFrame, objective: str) -> bytes:
                    "win": "declaring side wins (DD)"}[objective])
     ax.set_title("Value through the game, the games that swung most (x: trick of the first decisive mistake)")
     ax.legend(fontsize=7, loc="best")
-    return _png(fig)
+    return png(fig)
 
 
 def summary(out: Path, objective: str, strategies: list[str]) -> dict:

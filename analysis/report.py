@@ -15,18 +15,14 @@ Layout of ``OUT``::
 
 from __future__ import annotations
 
-import base64
-import html
-import io
-import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from analysis.dataset import AnalysisError, Dataset, aggregate_many, as_dataset, finish, label, rollup
+from analysis.page import Section, grid, png, pyplot, write
 from analysis.tables import (
     DEFAULT_KEYS,
     compare,
@@ -43,103 +39,10 @@ from simkit.rules.contracts import KIND_NAMES
 
 MIN_CELL = 30  # heatmap cells with fewer games are left blank
 MAX_SHAPES = 12  # shapes per contract shown in the HTML/Markdown table (the CSV has all)
-DPI = 90
-
-
-# ------------------------------------------------------------------------------------------ sections
-
-@dataclass
-class Section:
-    title: str
-    text: str = ""
-    tables: list[tuple[str, pl.DataFrame, dict]] = field(default_factory=list)  # (caption, frame, formats)
-    figures: list[tuple[str, bytes]] = field(default_factory=list)  # (name, png)
-
-
-def _fmt(v, f):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if f == "pct":
-        return f"{100 * v:.1f}%"
-    if f == "pct2":
-        return f"{100 * v:.2f}%"
-    if f == "int":
-        return f"{int(v):,}"
-    if f == "p":
-        return f"{v:.3g}"
-    if isinstance(f, str) and f.startswith("."):
-        return format(v, f)
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    return str(v)
-
-
-def _rows(df: pl.DataFrame, fmts: dict) -> tuple[list[str], list[list[str]]]:
-    cols = list(fmts) if fmts else df.columns
-    head = [fmts[c][0] if fmts else c for c in cols]
-    rows = [[_fmt(r[c], fmts[c][1] if fmts else None) for c in cols] for r in df.iter_rows(named=True)]
-    return head, rows
-
-
-def _links(df: pl.DataFrame, fmts: dict) -> list[list[str | None]]:
-    """The link of each cell: a column whose format is a dict links each value it names (``{value: href}``)."""
-    cols = list(fmts) if fmts else df.columns
-    hrefs = [fmts[c][1] if fmts and isinstance(fmts[c][1], dict) else None for c in cols]
-    if not any(hrefs):
-        return [[None] * len(cols) for _ in range(df.height)]
-    return [[h.get(r[c]) if h else None for c, h in zip(cols, hrefs)] for r in df.iter_rows(named=True)]
-
-
-def _html_table(df, fmts) -> str:
-    head, rows = _rows(df, fmts)
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    cell = lambda x, a: f"<a href='{html.escape(a)}'>{html.escape(x)}</a>" if a else html.escape(x)  # noqa: E731
-    body = "".join("<tr>" + "".join(f"<td>{cell(x, a)}</td>" for x, a in zip(r, ln)) + "</tr>"
-                   for r, ln in zip(rows, _links(df, fmts)))
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _md_table(df, fmts) -> str:
-    head, rows = _rows(df, fmts)
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
-    cell = lambda x, a: f"[{esc(x)}]({a.replace(' ', '%20')})" if a else esc(x)  # noqa: E731
-    lines = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell(x, a) for x, a in zip(r, ln)) + " |" for r, ln in zip(rows, _links(df, fmts))]
-    return "\n".join(lines)
-
-
-# ------------------------------------------------------------------------------------------ figures
-
-def _plt():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI, "axes.grid": True,
-                         "grid.alpha": 0.3})
-    return plt
-
-
-def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
-    _plt().close(fig)
-    return buf.getvalue()
-
-
-def _grid(n: int, width: float = 4.0, height: float = 3.0):
-    plt = _plt()
-    cols = min(n, 3)
-    rows = max(1, math.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    return fig, list(axes.flat)
 
 
 def fig_contract_mix(mix: pl.DataFrame) -> bytes:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.35 * mix.height + 1))
     y = np.arange(mix.height)[::-1]
     ax.barh(y, mix["share"].to_numpy() * 100, color="#4c72b0")
@@ -148,11 +51,11 @@ def fig_contract_mix(mix: pl.DataFrame) -> bytes:
         ax.text(s * 100, yi, f" {100 * s:.2f}%", va="center", fontsize=8)
     ax.set_xlabel("share of all deals (%)")
     ax.set_title("Contract mix")
-    return _png(fig)
+    return png(fig)
 
 
 def fig_win_rates(wr: pl.DataFrame) -> bytes:
-    plt = _plt()
+    plt = pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.4 * wr.height + 1.2), sharey=True)
     y = np.arange(wr.height)[::-1]
     r = wr["win_rate"].to_numpy()
@@ -167,12 +70,12 @@ def fig_win_rates(wr: pl.DataFrame) -> bytes:
     a2.axvline(0, color="grey", lw=0.8)
     a2.set_xlabel("mean payout to the declarer (tariff units), 95% interval")
     fig.suptitle("Win rate and payout per contract")
-    return _png(fig)
+    return png(fig)
 
 
 def fig_double_dummy(dd: pl.DataFrame) -> bytes:
     """Actual and double-dummy win rate per contract, with their 95% intervals."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.55 * dd.height + 1.2))
     y = np.arange(dd.height)[::-1]
     for col, low, high, dy, mark, colour, name in (
@@ -185,11 +88,11 @@ def fig_double_dummy(dd: pl.DataFrame) -> bytes:
     ax.set_xlabel("declaring side's win rate (%), 95% Wilson interval")
     ax.legend(loc="best", fontsize=8)
     ax.set_title("Win rate as played and with every hand open")
-    return _png(fig)
+    return png(fig)
 
 
 def fig_laufende(freq: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
-    fig, axes = _grid(len(contracts), 4.4, 3.2)
+    fig, axes = grid(len(contracts), 4.4, 3.2)
     for ax, (c, t) in zip(axes, contracts):
         g = freq.filter((pl.col("contract") == c) & (pl.col("tout") == t))
         kmax = int(g["laufende"].max())
@@ -214,11 +117,11 @@ def fig_laufende(freq: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes
     fig.suptitle("Laufende (runners) per contract" + (" - bars simulated, black marks exact"
                                                        if freq["exact"].null_count() < freq.height else ""))
     fig.tight_layout()
-    return _png(fig)
+    return png(fig)
 
 
 def fig_heatmaps(cells: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
-    fig, axes = _grid(len(contracts), 4.4, 3.6)
+    fig, axes = grid(len(contracts), 4.4, 3.6)
     for ax, (c, t) in zip(axes, contracts):
         g = cells.filter((pl.col("contract") == c) & (pl.col("tout") == t) & (pl.col("games") >= MIN_CELL))
         if g.height == 0:
@@ -249,11 +152,11 @@ def fig_heatmaps(cells: pl.DataFrame, contracts: list[tuple[str, bool]]) -> byte
         fig.colorbar(im, ax=ax, label="mean payout")
     fig.suptitle(f"Mean payout to the declarer by trumps and Ober+Unter (cells with >= {MIN_CELL} games)")
     fig.tight_layout()
-    return _png(fig)
+    return png(fig)
 
 
 def fig_payouts(pay: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
-    fig, axes = _grid(len(contracts), 4.4, 2.8)
+    fig, axes = grid(len(contracts), 4.4, 2.8)
     for ax, (c, t) in zip(axes, contracts):
         g = pay.filter((pl.col("contract") == c) & (pl.col("tout") == t))
         x = g["payout"].to_numpy()
@@ -265,11 +168,11 @@ def fig_payouts(pay: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
         ax.set_ylabel("% of games")
     fig.suptitle("Payout distribution per contract")
     fig.tight_layout()
-    return _png(fig)
+    return png(fig)
 
 
 def fig_seats(seats: pl.DataFrame, summary: pl.DataFrame, contracts: list[tuple[str, bool]]) -> bytes:
-    plt = _plt()
+    plt = pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
     w = 0.8 / max(1, len(contracts))
     for i, (c, t) in enumerate(contracts):
@@ -292,11 +195,11 @@ def fig_seats(seats: pl.DataFrame, summary: pl.DataFrame, contracts: list[tuple[
     a2.set_ylabel("mean payout per deal (tariff units)")
     a2.set_title("Each seat's result over all deals (95% interval)")
     fig.tight_layout()
-    return _png(fig)
+    return png(fig)
 
 
 def fig_compare(cmp: pl.DataFrame, name_a: str, name_b: str) -> bytes:
-    plt = _plt()
+    plt = pyplot()
     g = cmp.filter(pl.col("win_diff").is_not_null())
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.4 * g.height + 1.4), sharey=True)
     y = np.arange(g.height)[::-1]
@@ -312,7 +215,7 @@ def fig_compare(cmp: pl.DataFrame, name_a: str, name_b: str) -> bytes:
     a2.axvline(0, color="grey", lw=0.8)
     a2.set_xlabel("mean payout difference A - B (tariff units)")
     fig.suptitle(f"A = {name_a}, B = {name_b} (95% intervals)")
-    return _png(fig)
+    return png(fig)
 
 
 # ------------------------------------------------------------------------------------------ content
@@ -541,71 +444,6 @@ def compare_section(a: Dataset, b: Dataset) -> tuple[Section, dict[str, pl.DataF
                          "shapes per contract; all shapes in tables/compare_by_shape.csv",
                          top, {"label": ("contract", None), "shape": ("shape", None), **_CMP_FORMAT}))
     return s, {"compare": cmp, "compare_by_shape": shapes}
-
-
-# ------------------------------------------------------------------------------------------ writing
-
-CSS = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}th,td{border:1px solid #ccc;padding:2px 6px;
-text-align:right}th{background:#f0f0f0}td:first-child{text-align:left}img{max-width:100%}h2{border-bottom:1px
-solid #ddd;margin-top:2em}.note{color:#555}"""
-
-
-def write(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, title: str) -> Path:
-    """Write the report into ``out``: every file is first written into a temporary directory beside it and moved
-    into place only when all are complete (report.html last), so an error leaves no half-written report."""
-    import os
-    import shutil
-    import tempfile
-
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name or 'report'}.tmp-", dir=out.parent))
-    try:
-        _write_files(sections, tables, stage, title)
-        out.mkdir(exist_ok=True)
-        names = sorted((p.relative_to(stage) for p in stage.rglob("*") if p.is_file()),
-                       key=lambda p: (p.name in ("report.md", "report.html"), p.name == "report.html", str(p)))
-        for sub in ("tables", "figures"):
-            (out / sub).mkdir(exist_ok=True)
-        for rel in names:
-            os.replace(stage / rel, out / rel)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-    return out / "report.html"
-
-
-def _write_files(sections: list[Section], tables: dict[str, pl.DataFrame], out: Path, title: str) -> None:
-    (out / "tables").mkdir(exist_ok=True)
-    (out / "figures").mkdir(exist_ok=True)
-    for name, df in tables.items():
-        df.write_csv(out / "tables" / f"{name}.csv")
-    h = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-         f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
-    md = [f"# {title}", ""]
-    toc = [f"<li><a href='#s{i}'>{html.escape(s.title)}</a></li>" for i, s in enumerate(sections)]
-    h.append("<ul>" + "".join(toc) + "</ul>")
-    for i, s in enumerate(sections):
-        h.append(f"<h2 id='s{i}'>{html.escape(s.title)}</h2>")
-        md += [f"## {s.title}", ""]
-        if s.text:
-            h.append(f"<p class='note'>{html.escape(s.text)}</p>")
-            md += [s.text, ""]
-        for name, png in s.figures:
-            (out / "figures" / f"{name}.png").write_bytes(png)
-            b64 = base64.b64encode(png).decode()
-            h.append(f"<figure><img alt='{html.escape(name)}' src='data:image/png;base64,{b64}'></figure>")
-            md += [f"![{name}](figures/{name}.png)", ""]
-        for cap, df, fmts in s.tables:
-            if cap:
-                h.append(f"<h3>{html.escape(cap)}</h3>")
-                md += [f"### {cap}", ""]
-            h.append(_html_table(df, fmts))
-            md += [_md_table(df, fmts), ""]
-    h.append("<p class='note'>Tables as CSV in tables/; definitions in docs/analysis.md.</p></body></html>")
-    md += ["Tables as CSV in `tables/`; definitions in docs/analysis.md.", ""]
-    (out / "report.html").write_text("\n".join(h), encoding="utf-8")
-    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
 
 
 def old_german_sections(run: Path) -> tuple[list[Section], dict[str, pl.DataFrame]]:
