@@ -32,7 +32,7 @@ def register(app: typer.Typer, UserError, stdout) -> None:
     def _rules(spec: Optional[str]):
         if spec is None:
             return None
-        from simkit.cli import _bavarian
+        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
 
         return _bavarian(load_ruleset(spec))

@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from simkit import __version__
-from simkit.cards import CardError
-from simkit.rules import ContractError, RulesetError, load_ruleset, preset_names
+from simkit.rules import load_ruleset, preset_names
 from simkit.rules.ruleset import load_preset
-from simkit.strategies import StrategyError
+from simkit.cli_shared import RULES_HELP, USER_ERRORS, UserError, parse_count
+from simkit.cli_shared import Progress as _progress
+from simkit.cli_shared import bavarian as _bavarian
+from simkit.cli_shared import stdout as _stdout
 
 app = typer.Typer(
     name="simkit",
@@ -32,26 +33,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Errors a user can cause; they end as one line, not a traceback.
-USER_ERRORS = (CardError, ContractError, RulesetError, FileNotFoundError, IsADirectoryError, PermissionError,
-               StrategyError)
-
-RULES_HELP = "Ruleset: a preset name (see `simkit rules`) or a TOML file path."
-
-
 try:  # typer >= 0.20 vendors its own copy of click
     from typer._click import exceptions as _click_exc
 except ImportError:  # pragma: no cover
     from click import exceptions as _click_exc
-
-
-class UserError(Exception):
-    """Raised by commands for bad input; printed as one line, exit status 2."""
-
-
-def _stdout() -> Console:
-    # Wide when piped, so tables stay one row per line in files and logs.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 
 
 @app.command()
@@ -179,33 +164,6 @@ def strategies_cmd():
     _stdout().print(table)
 
 
-def _bavarian(rules_obj):
-    """The Bavarian commands refuse the old German ruleset (it has its own `simkit run --rules old-german`)."""
-    if getattr(rules_obj, "game", "bavarian") != "bavarian":
-        # a RulesetError, not UserError: commands registered from other modules import this function from
-        # simkit.cli, which under `python -m simkit.cli` is a second copy of this module with its own UserError
-        raise RulesetError(f"ruleset {rules_obj.name} is the {rules_obj.game} game; this command plays the Bavarian "
-                        f"game (use `simkit run --rules {rules_obj.name}`)")
-    return rules_obj
-
-
-def parse_count(text: str) -> int:
-    """A positive deal count as users type it: ``1e7``, ``10000000``, ``10_000_000``, ``10M``, ``500k``."""
-    t = str(text).strip().replace("_", "").replace(",", "")
-    scale = {"k": 10**3, "m": 10**6, "g": 10**9, "b": 10**9}.get(t[-1:].lower(), 1)
-    if scale != 1:
-        t = t[:-1]
-    try:
-        value = float(t) * scale if any(ch in t.lower() for ch in ".e") else int(t) * scale
-    except ValueError:
-        raise UserError(f"--deals must be a number such as 1e6, 1000000, 1_000_000 or 1M, not {text!r}") from None
-    if value != int(value) or value <= 0:
-        raise UserError(f"--deals must be a positive whole number, not {text!r}")
-    if value >= 2**63:
-        raise UserError(f"--deals must be below 2^63, not {text!r}")
-    return int(value)
-
-
 @app.command("random-play")
 def random_play(
     deals: str = typer.Option("1e6", "--deals", help="Number of deals: 1e6, 1000000, 1_000_000 or 1M."),
@@ -288,51 +246,6 @@ class _RandomPlayTotals:
             "schwarz_share": self.schwarz / p,
             "mean_payout_to_declarer": self.declarer_payout / p,
         }
-
-
-class _progress:
-    """A rich progress bar on stderr (deals, deals/s, ETA) when stderr is a terminal; silent otherwise.
-
-    The bar (and its refresh thread) starts at the first progress report, so that `simkit run` can fork its worker
-    processes before any thread exists."""
-
-    def __init__(self, total: int, what: str):
-        self.total, self.what, self.bar = total, what, None
-
-    def __enter__(self):
-        return self.advance
-
-    def _start(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        class DealsPerSecond(TextColumn):
-            def render(self, task):
-                return super().render(task) if task.speed else ""
-
-        self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(),
-                            DealsPerSecond("{task.speed:,.0f} deals/s"), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
-        self.bar.start()
-        self.task = self.bar.add_task(self.what, total=self.total)
-
-    def advance(self, k: int) -> None:
-        if self.bar is None and sys.stderr.isatty():
-            self._start()
-        if self.bar is not None:
-            self.bar.advance(self.task, k)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def prepare_values(strategies, rules) -> None:
-    """Build the heuristic's value table for ``rules`` now, with a note and a progress bar on stderr, when a
-    strategy needs it and it is neither shipped nor cached (simkit.strategies.values)."""
-    from simkit.strategies import resolve, values
-
-    values.prepare([resolve(s) for s in strategies], rules, lambda n: _progress(n, "value table"),
-                   lambda text: print(f"simkit: {text}", file=sys.stderr))
 
 
 def _short(x, width: int = 40) -> str:

@@ -19,8 +19,6 @@ PACKAGES = ("simkit", "analysis")
 KNOWN_CIRCLES: list[frozenset[str]] = [
     frozenset({"simkit.engine.game", "simkit.solver.api", "simkit.strategies", "simkit.strategies.people.weights",
                "simkit.strategies.pimc", "simkit.strategies.plugins", "simkit.strategies.values"}),
-    frozenset({"analysis.cli_report", "simkit.analyze.cli", "simkit.cli", "simkit.evaluate.cli", "simkit.match.cli",
-               "simkit.sim.cli_run", "simkit.solver.cli_solve", "simkit.strategies.cli_values"}),
 ]
 
 

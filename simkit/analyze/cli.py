@@ -37,7 +37,7 @@ def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str)
         skipped), summary.json, tables/*.csv and report.html to --out. Exit status 1 if any record was bad.
         """
         from simkit.analyze.batch import AnalyzeError, analyze_file, count_games
-        from simkit.cli import _bavarian
+        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
 
         rules = _bavarian(load_ruleset(rules_spec))

@@ -32,7 +32,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         seat (tariff units per deal), with 95% intervals, and the recommendation with the interval of its paired
         difference to the runner-up.
         """
-        from simkit.cli import _bavarian, prepare_values
+        from simkit.cli_shared import bavarian as _bavarian, prepare_values
         from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 

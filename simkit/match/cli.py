@@ -28,7 +28,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         its 95% interval, broken down by contract and by role. Three or more strategies: every pair on the same
         deals and a ranking by the mean against all others.
         """
-        from simkit.cli import _bavarian, prepare_values
+        from simkit.cli_shared import bavarian as _bavarian, prepare_values
         from simkit.match import MatchError, match
         from simkit.rules import load_ruleset
 

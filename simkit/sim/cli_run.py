@@ -95,7 +95,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         with progress_bar(n, "simkit run") as advance:
             try:
                 if getattr(rules, "game", "bavarian") == "bavarian":
-                    from simkit.cli import prepare_values
+                    from simkit.cli_shared import prepare_values
 
                     prepare_values(names, rules)
                 summary = run_batch(opts, out, workers=workers, resume=resume, force=force, backend=backend,

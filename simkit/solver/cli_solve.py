@@ -62,7 +62,7 @@ def register(app: typer.Typer, UserError, stdout, rules_help: str) -> None:
         Both sides play perfectly; the declaring side maximises the objective, the defenders minimise it.
         Exit status 1 if any line failed, 2 for a usage error.
         """
-        from simkit.cli import _bavarian
+        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
         from simkit.solver import OBJECTIVES
 

@@ -30,7 +30,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         depend only on the deck and run_away_min; the tariff prices them. Shows, per score, the expected payout
         per game to a declarer (seats 1-3 / forehand) and to a defender of that score, in Rufspiel base prices.
         """
-        from simkit.cli import _bavarian
+        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
         from simkit.strategies import values
 
