@@ -208,7 +208,7 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
     workers = max(1, workers or os.cpu_count() or 1)
     from simkit.solver.api import warm_up
 
-    warm_up(notice=progress is not None)  # compile before forking: the workers inherit the kernels
+    warm_up("line", "threshold", notice=progress is not None)  # before forking: the workers inherit the kernels
     if opts.strategies:
         from simkit.analyze.advice import warm_up as advice_warm_up
         advice_warm_up()

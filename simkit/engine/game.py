@@ -1,8 +1,8 @@
 """Whole deals in one Numba kernel: deal -> four bids -> the game is fixed -> Kontra/Re -> every card -> score.
 
 Every decision is taken by the seat's strategy (simkit.strategies.api); built-in strategies are dispatched by
-integer id, plug-ins are first-class functions (simkit.strategies.dispatch). Importing this module compiles the
-kernel (or loads it from numba's on-disk cache, about a second), so import it lazily.
+integer id, plug-ins are first-class functions (simkit.strategies.dispatch). The first :func:`play_games` (or
+:func:`prepare`) of a process compiles the kernel (or loads it from numba's on-disk cache, about a second).
 
 The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run ``seed``):
 
@@ -102,8 +102,8 @@ from simkit.strategies.api import (
 )
 
 _h_play = dispatch._h_play_kernel
-_p_play = dispatch._p_play_kernel
-_pimc_decide = _pimc.decide
+_p_play_at = dispatch._p_play_at
+_call_decide = _pimc.DECIDE.call_at  # pimc's decide, by the address the caller passes (natives)
 _h_trump_mask = dispatch._h_trump_mask
 _data_ptr = dispatch._data_ptr
 
@@ -192,14 +192,16 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
               won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, pimc_ws,
-              work_f):
+              work_f, natives):
     """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
     (rows before it are complete; ``err`` describes the error).
 
     The kernel allocates nothing (the caller passes ``cards`` = deck_cards of the deck and the work arrays
     ``work`` int8[32], ``hw`` int64[4], ``info`` int64[INFO_SIZE], ``rngs`` int64[4], ``scratch``
     int64[4, N_SCRATCH], ``pimc_ws``, the pimc seats' workspace of simkit.strategies.pimc, and ``work_f``
-    float64[WORK_F_SIZE], the people model's feature buffer), so it is compiled
+    float64[WORK_F_SIZE], the people model's feature buffer; ``natives`` int64[dispatch.N_NATIVES], the
+    addresses of the compiled kernels it calls by address, pimc's decide and the people model's bid and play, 0
+    where no seat plays them: see :func:`_natives`), so it is compiled
     without reference counting (``_nrt=False``): numba's atomic incref/decref of every array passed to a strategy
     took about a third of a heuristic deal's time."""
     n = hands.shape[0]
@@ -247,7 +249,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 else:
                     _enter(info, s, rngs, scratch, keep)
                     b = dispatch.call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s],
-                                          work_f)
+                                          work_f, natives)
                     _leave(info, s, rngs, scratch, keep)
                 bids[i, s] = b
                 info_bid(info, s, b)
@@ -392,17 +394,18 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
                     else:  # the people model (the heuristic's card is one of its features)
-                        c = _p_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]),
-                                    configs.shape[1], deck, htm, deck & ~played & ~hand,
-                                    best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
+                        c = _p_play_at(natives[dispatch.N_PEOPLE_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
+                                       _data_ptr(configs[seat]), configs.shape[1], deck, htm, deck & ~played & ~hand,
+                                       best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
                 elif sid == dispatch.S_PIMC:
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
                     else:  # the heuristic's card is pimc's tie-break
                         hc = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                      htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        c = _pimc_decide(hand, legal, seat, info, strength, eff_suit, params, configs[seat], hc,
-                                         suit_mask, lorder, n_trumps, lauf_min, base_price, points, pimc_ws)
+                        c = _call_decide(natives[dispatch.N_PIMC_DECIDE], hand, legal, seat, info, strength, eff_suit, params,
+                                         configs[seat], hc, suit_mask, lorder, n_trumps, lauf_min, base_price, points,
+                                         pimc_ws)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)
@@ -468,28 +471,45 @@ KERNEL_SIG = types.int64(
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
     _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
     _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), _pimc.WORKSPACE_TYPE,
-    _arr(types.float64, 1),
+    _arr(types.float64, 1), _arr(_I64, 1),
 )
 
 # numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies, the
-# dispatch and the shared engine code, so the stamp is made of all of them (a change anywhere recompiles).
+# dispatch and the shared engine code, so the stamp is made of all of them (a change anywhere recompiles). pimc is
+# and the people model are called by address (jitcache.Linked): only their signatures (pimc.py, people/model.py)
+# are compiled into the kernel, not the solver or the model.
 _HERE = Path(__file__).resolve().parent
-_DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py", "infostate.py")] + [
+_DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py", "infostate.py",
+                             "jitcache.py")] + [
     _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py",
-                                              "people/model.py", "people/features.py")] + [
-    p for p in _pimc.DEPENDENCIES if p.name not in ("api.py", "kernel.py", "bits.py", "heuristic.py")]
+                                              "people/model.py", "people/features.py", "pimc.py")]
 
 
 def _compile():
+    from simkit.warmup import compile_notice
+
     disp = stamp(njit(cache=True, _nrt=False)(_games_py), source_stamp(_DEPS))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), compile_notice("the game kernel"):
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         disp.compile(KERNEL_SIG)
     disp.disable_compile()
     return disp
 
 
-games_kernel = _compile()
+_KERNEL = []
+
+
+def kernel():
+    """The whole-deal kernel, compiled (or loaded from the cache) when first asked for, with a compile notice."""
+    if not _KERNEL:
+        _KERNEL.append(_compile())
+    return _KERNEL[0]
+
+
+def __getattr__(name):
+    if name == "games_kernel":  # the kernel under its old name
+        return kernel()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------------------ Python API
@@ -597,19 +617,44 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     err = np.zeros(ERR_SIZE, np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        done = games_kernel(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], configs,
+        done = kernel()(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], configs,
                             t.strength, t.eff_suit, t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min,
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
                             tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),
                             np.zeros(4, np.int64), np.zeros(INFO_SIZE, np.int64), np.zeros(4, np.int64),
                             np.zeros((4, N_SCRATCH), np.int64), _pimc_workspace(strategies, t),
-                            np.zeros(dispatch.WORK_F_SIZE, np.float64))
+                            np.zeros(dispatch.WORK_F_SIZE, np.float64), _natives(strategies))
     if done < n:
         raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
     out = {"deal_id": np.arange(start, start + n, dtype=np.int64), **out}
     if trace:
         out["trace_legal"] = tl
         out["trace_played"] = tp
+    return out
+
+
+def prepare(strategies=("heuristic",)) -> None:
+    """Compile (or load) the kernel and every kernel that :func:`play_games` with seats of these ``strategies``
+    (names or Strategy objects) calls by address (pimc, people): before forking workers, so that they inherit
+    them instead of each compiling its own."""
+    from simkit.strategies import resolve
+
+    kernel()
+    _natives([resolve(s) for s in strategies])
+
+
+def _natives(strategies) -> np.ndarray:
+    """The kernel's ``natives``: the addresses of pimc's decide and the people model's kernels, each compiled (or
+    loaded from the cache) only when a seat plays that strategy; 0 otherwise (never called then)."""
+    from simkit.strategies.people import model as people
+
+    out = np.zeros(dispatch.N_NATIVES, np.int64)
+    ids = {s.builtin_id for s in strategies}
+    if dispatch.S_PIMC in ids:
+        out[dispatch.N_PIMC_DECIDE] = _pimc.DECIDE.address
+    if dispatch.S_PEOPLE in ids:
+        out[dispatch.N_PEOPLE_BID] = people.BID_KERNEL.address
+        out[dispatch.N_PEOPLE_PLAY] = people.PLAY_KERNEL.address
     return out
 
 

@@ -1,8 +1,21 @@
-"""numba's on-disk cache, keyed on every source file a kernel depends on.
+"""How simkit compiles its kernels: numba's on-disk cache keyed on every source file a kernel depends on, and the
+structure that keeps cold compiles short (DEVELOPERS.md, "Numba cache and compile time").
 
 numba invalidates a cached function only when *its own* file changes, not when a function it inlines from another
 file does. A kernel that inlines code of other files gets, with :func:`stamp`, a cache stamp made of the hash of all
-of them, so a change anywhere recompiles it (simkit.engine.game, simkit.solver.jit).
+of them, so a change anywhere recompiles it (simkit.engine.game, simkit.solver.jit, the strategies).
+
+Where a cold compile's time went, and what here avoids it:
+
+* numba's IR inlining (``inline="always"``) copies a helper's IR into every call site and types each copy again:
+  the solver's search took 150 s of CPU for one compile. :func:`jit` with ``helper=True`` compiles a helper once
+  and lets LLVM inline it (``forceinline``): 15 s, and the search is as fast.
+* numba compiles a callee once per distinct argument types, and a constant argument is a type of its own
+  (``Literal[int](0)``): :func:`unliteral` and :func:`only` keep one specialisation per kernel.
+* numba links a callee's code into every caller and optimizes and generates it again there: :class:`Linked` calls a
+  large kernel by symbol or by address instead (the solver's search from its ten callers, pimc and the people model
+  from the whole-deal kernel, which thus neither contains them nor needs them compiled).
+* :func:`announce` says on stderr which kernel compiles and how long it took.
 """
 
 from __future__ import annotations
@@ -10,6 +23,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
+
+from numba import njit
 
 
 def source_stamp(paths: Iterable[Path]) -> bytes:
@@ -26,4 +41,169 @@ def stamp(dispatcher, source: bytes):
     cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
     if cache_file is not None and hasattr(cache_file, "_source_stamp"):
         cache_file._source_stamp = source
+    return dispatcher
+
+
+def unliteral(dispatcher):
+    """Calls of ``dispatcher`` from other jitted functions compile the signature a call from Python would (no
+    ``Literal[int]`` argument types), so a constant argument does not make a specialisation of its own."""
+    from numba import types
+
+    orig = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return orig(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
+class Linked:
+    """A kernel compiled once and called by its address instead of being linked into each caller.
+
+    numba links a callee's code into every caller's library and optimizes and generates machine code for it
+    again there; for a large callee called from many kernels that repeats most of the compile. Jitted code calls
+    ``call`` instead, an intrinsic that emits a call of the symbol ``name`` only, or ``call_at`` (the address as
+    a first, run-time argument: nothing is resolved when the caller is loaded). :meth:`ensure` compiles (or
+    loads from the cache) the kernel for ``sig`` and registers its address under ``name``: it has to run before
+    a library that calls the symbol is loaded, which :func:`requires` arranges for dispatchers.
+    """
+
+    def __init__(self, dispatcher, sig, name: str, *, what: str | None = None, needs=()):
+        self.dispatcher = announce(dispatcher, what) if what else dispatcher
+        self.sig = sig
+        self.name = name
+        self.needs = tuple(needs)
+        self._address = 0
+        self._busy = False
+        self.call = self._intrinsic(by_address=False)
+        self.call_at = self._intrinsic(by_address=True)
+
+    @property
+    def address(self) -> int:
+        self.ensure()
+        return self._address
+
+    def ensure(self) -> None:
+        """Compile (or load) the kernel and register its address under ``name``; once per process."""
+        if self._address or self._busy:
+            return
+        import llvmlite.binding as llb
+
+        self._busy = True
+        try:
+            for x in self.needs:  # first, so that each says its own compile notice
+                x.ensure()
+            self.dispatcher.compile(self.sig.args)
+            cres = self.dispatcher.overloads[tuple(self.sig.args)]
+            if cres.signature.return_type != self.sig.return_type:
+                raise TypeError(f"{self.name}: compiled for {cres.signature}, declared {self.sig}")
+            address = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+            llb.add_symbol(self.name, address)
+            self._address = address
+        finally:
+            self._busy = False
+
+    def _intrinsic(self, by_address: bool):
+        from numba import types
+        from numba.core import cgutils
+        from numba.extending import intrinsic
+
+        this = self
+        sig = types.int64(types.int64, *self.sig.args).replace(return_type=self.sig.return_type) if by_address \
+            else self.sig
+
+        def codegen(context, builder, signature, args):
+            argtys = signature.args[1:] if by_address else signature.args
+            fnty = context.call_conv.get_function_type(signature.return_type, argtys)
+            if by_address:
+                fn = builder.inttoptr(args[0], fnty.as_pointer())
+                args = args[1:]
+            else:
+                this.ensure()
+                fn = cgutils.get_or_insert_function(builder.module, fnty, this.name)
+            status, res = context.call_conv.call_function(builder, fn, signature.return_type, argtys, args)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return res
+
+        params = ", ".join(f"a{i}" for i in range(len(sig.args)))
+        ns = {"_sig": sig, "_codegen": codegen}
+        exec(f"def typer(typingctx, {params}):\n    return _sig, _codegen\n", ns)
+        typer = ns["typer"]
+        typer.__name__ = f"{'call_at' if by_address else 'call'}_{self.name}"
+        return intrinsic(typer)
+
+
+def requires(dispatcher, needs):
+    """Make ``dispatcher`` run ``ensure()`` of every :class:`Linked` in ``needs`` before it compiles or loads an
+    overload from the cache (its code calls their symbols). Apply it last (outside :func:`announce`), so that each
+    kernel's compile notice is its own."""
+    if not needs:
+        return dispatcher
+    orig = dispatcher.compile
+
+    def compile(sig):
+        for x in needs:
+            x.ensure()
+        return orig(sig)
+
+    dispatcher.compile = compile
+    return dispatcher
+
+
+def jit(source: bytes, sig=None, *, helper: bool = False, what: str | None = None, **options):
+    """Decorator: ``njit(cache=True, **options)`` stamped with ``source`` (:func:`stamp`), whose calls from other
+    jitted functions never make a specialisation for a constant argument (:func:`unliteral`).
+
+    ``helper``: a function that used to be ``inline="always"``: compiled once as a function of its own and inlined
+    by LLVM (numba's ``forceinline``) into its callers, instead of numba copying its IR into every call site and
+    typing the copies again (that IR inlining took most of the cold compile: minutes for the solver's search).
+    ``sig``: compiled for that signature only, when first called (from Python or from another kernel), not at
+    import; a call with other argument types converts to it instead of compiling another specialisation.
+    ``what``: the compile notice's name of the kernel (:func:`announce`)."""
+    def wrap(fn):
+        # the runtime on unless said otherwise: never inherited from whichever caller compiles it first (numba
+        # passes a caller's ``_nrt`` to the callees it compiles, so the code would depend on the order)
+        opts = {"cache": True, "_nrt": True, **options}
+        if helper:
+            opts["forceinline"] = True
+        d = stamp(njit(**opts)(fn), source)
+        d = only(d, sig) if sig is not None else unliteral(d)
+        return announce(d, what) if what else d
+    return wrap
+
+
+def announce(dispatcher, what: str):
+    """Say on stderr when ``dispatcher`` compiles (simkit.warmup.compile_notice: only when it takes over a second,
+    not for a load from the cache; nothing when it compiles as the callee of an announced kernel)."""
+    compile_ = dispatcher.compile
+
+    def compile(sig):
+        from simkit.warmup import compile_notice
+
+        if (tuple(sig.args) if hasattr(sig, "args") else tuple(sig)) in dispatcher.overloads:
+            return compile_(sig)
+        with compile_notice(what):
+            return compile_(sig)
+
+    dispatcher.compile = compile
+    return dispatcher
+
+
+def only(dispatcher, sig):
+    """Make ``dispatcher`` compile ``sig`` and nothing else, lazily: a call from Python compiles (or loads) it and
+    converts the arguments; a call from a jitted function is typed against it."""
+    args = tuple(sig.args)
+    compile_ = dispatcher.compile
+    template = dispatcher.get_call_template
+
+    def compile(_sig):
+        return compile_(args)
+
+    def get_call_template(_args, kws):
+        return template(args, {})
+
+    dispatcher.compile = compile
+    dispatcher.get_call_template = get_call_template
     return dispatcher

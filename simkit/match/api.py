@@ -179,7 +179,9 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
     jobs = [(names, seed, a, min(chunk, deals - a), rules) for a in starts]
     t0 = time.perf_counter()
 
-    import simkit.engine.game  # noqa: F401  (loaded before forking: workers inherit the kernel)
+    import simkit.engine.game as game
+
+    game.prepare(names)  # the kernels loaded before forking: workers inherit them
 
     try:
         for start, parts, vs_all in map_jobs(_chunk, jobs, workers):

@@ -376,19 +376,24 @@ def _run_local(opts, todo, out, workers, chunk, finished) -> None:
 
 
 def _import_player(opts: RunOptions, notice: bool = True) -> None:
-    """Load the kernels that will play the shards (so forked workers inherit them), saying on stderr when they
-    are being compiled (a fresh install's first run)."""
-    from simkit.warmup import compile_notice
+    """Load the kernels that will play the shards (so forked workers inherit them): the game kernel, the kernels of
+    the seats' strategies that it calls by address (pimc, people) and, with ``dd``, the solver's; each says on
+    stderr when it is being compiled (a fresh install's first run), unless ``notice`` is False."""
+    from contextlib import nullcontext
 
-    if opts.game == "old-german":
-        with compile_notice("the old German game's kernel", enabled=notice):
-            import simkit.oldgerman.kernel  # noqa: F401
-        return
-    with compile_notice("the game kernel", enabled=notice):
-        import simkit.engine.game  # noqa: F401
-    if opts.dd:
-        from simkit.solver.api import warm_up
-        warm_up(notice)
+    from simkit import warmup
+
+    with nullcontext() if notice else warmup.silenced():
+        if opts.game == "old-german":
+            with warmup.compile_notice("the old German game's kernel"):
+                import simkit.oldgerman.kernel  # noqa: F401
+            return
+        import simkit.engine.game as game
+
+        game.prepare(list(opts.seats))
+        if opts.dd:
+            from simkit.solver.api import warm_up
+            warm_up("many")
 
 
 def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:

@@ -320,20 +320,47 @@ def threshold(position: Position, *, points: int | None = None, tricks: int | No
     return bool(r)
 
 
-def warm_up(notice: bool = True) -> None:
-    """Compile (or load from numba's cache) the solver's kernels, saying so on stderr when it takes a while."""
+#: the solver's kernels by what calls them: ``solve`` (card values), ``line`` (:func:`solve_line`), ``value``
+#: (:func:`position_value`), ``threshold`` (:func:`threshold`), ``many`` (:func:`solve_played`, the openings of many
+#: deals); every objective shares them (the objective is an argument, not a specialisation)
+KERNELS = ("solve", "line", "value", "threshold", "many")
+
+
+def warm_up(*kernels: str, notice: bool = True) -> None:
+    """Compile (or load from numba's cache) the solver's search and the kernels of :data:`KERNELS` named (all when
+    none is), each saying on stderr when it compiles. Only needed before forking workers or timing: each kernel
+    also compiles when first used."""
+    from contextlib import nullcontext
+
+    from simkit import warmup
     from simkit.cards import parse_card, parse_hands
     from simkit.rules.contracts import SOLO, Contract
-    from simkit.warmup import compile_notice
 
+    unknown = set(kernels) - set(KERNELS)
+    if unknown:
+        raise ValueError(f"unknown solver kernels {sorted(unknown)}; known: {', '.join(KERNELS)}")
+    kernels = kernels or KERNELS
     hands = parse_hands(["EO GO HO SO EU GU HU SU", "EA EZ EK E9 E8 E7 GA GZ", "GK G9 G8 G7 HA HZ HK H9",
                          "H8 H7 SA SZ SK S9 S8 S7"])
-    pos = Position.opening(hands, Contract(SOLO, 2), 0).after(parse_card("EO"))  # a mid-trick position
-    with compile_notice("the solver's kernels", enabled=notice):
-        for objective in OBJECTIVES:
-            solve(pos, objective, workspace=Workspace(table_bits=10))
-        threshold(pos, points=61, workspace=Workspace(table_bits=10))
-        position_value(pos, workspace=Workspace(table_bits=10))
+    opening = Position.opening(hands, Contract(SOLO, 2), 0)
+    pos = opening.after(parse_card("EO"))  # a mid-trick position
+    with nullcontext() if notice else warmup.silenced():
+        ws = Workspace(table_bits=10)
+        if "solve" in kernels:
+            solve(pos, "win", workspace=ws)
+        if "line" in kernels:
+            solve_line(opening, [parse_card("EO")], "win", workspace=ws)
+        if "value" in kernels:
+            position_value(pos, "win", workspace=ws)
+        if "threshold" in kernels:
+            threshold(pos, points=61, workspace=ws)
+        if "many" in kernels:
+            from simkit.rules.ruleset import load_ruleset
+
+            one = {"kind": np.array([-1], np.int8), "suit": np.array([-1], np.int8), "tout": np.array([False]),
+                   "declarer": np.array([-1], np.int8), "hands": np.zeros((1, 4), np.uint32),
+                   "deal_id": np.array([0], np.int64)}  # a passed deal: compiled, nothing solved
+            solve_played(one, load_ruleset(), "points", workspace=ws)
 
 
 # ---------------------------------------------------------------------------------------- many deals

@@ -14,13 +14,13 @@ import numpy as np
 
 from simkit.engine.bits import cttz
 from simkit.solver.jit import solver_jit
-from simkit.solver.search import C_TEAM, ST_NODES
+from simkit.solver.search import C_TEAM, SEARCH, ST_NODES
 from simkit.solver.values import OBJ_POINTS, card_values, init_position, level_from, position_value, to_rank_space
 
 SKIPPED = -(1 << 30)  # value of a row that was not solved (passed deal)
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (many deals)")
 def solve_rows(hands, variants, called, declarers, touts, run_min, objective, chains_m, chains_v, chain_len,
                guesses, tabs_all, masks_all, id_of_all, card_of_all, with_cards, ws, out_value, out_nodes, out_cards,
                out_legal, s, s2, ctx, raw):

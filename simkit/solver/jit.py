@@ -3,6 +3,11 @@
 numba invalidates a cached function only when its own file changes. The solver's kernels inline the engine's
 legal-move and trick code and call each other across files, so a change in any of them must recompile all of
 them: each dispatcher's cache stamp is the hash of the whole list (as simkit.engine.game does for its kernel).
+
+Compile time (simkit.engine.jitcache): the search's helpers are ``solver_jit(forceinline=True)``, compiled once
+each and inlined by LLVM (numba's IR inlining of them took 150 s of CPU per compile of the search); no kernel is
+specialised for a constant argument; the search itself is compiled once (``search.SEARCH``) and called by symbol
+from the kernels of values.py and bulk.py, which say so with ``needs=(SEARCH,)``.
 """
 
 from __future__ import annotations
@@ -11,22 +16,24 @@ from pathlib import Path
 
 from numba import njit
 
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import announce, requires, source_stamp, stamp, unliteral
 
 _PKG = Path(__file__).resolve().parent.parent
 DEPENDENCIES = [_PKG / "engine" / f for f in ("bits.py", "kernel.py", "deal.py", "rng.py", "jitcache.py")] + [
     _PKG / "solver" / f for f in ("jit.py", "prefetch.py", "search.py", "values.py", "bulk.py")]
 
 
-_STAMP = source_stamp(DEPENDENCIES)
+_STAMP = STAMP = source_stamp(DEPENDENCIES)
 
 
-def solver_jit(fn=None, **options):
+def solver_jit(fn=None, *, needs=(), what=None, **options):
     """Decorator: ``njit(cache=True, _nrt=False, **options)`` with the solver-wide cache stamp.
 
     Without the runtime (``_nrt=False``) numba emits no reference counting: the kernels allocate nothing (the
     caller passes every array), and the atomic increments and decrements of the arrays passed between the inlined
-    helpers took about 60% of the search's time (measured with perf)."""
+    helpers took about 60% of the search's time (measured with perf). ``needs``: the :class:`Linked` kernels its
+    code calls (loaded first); ``what``: its name in the compile notice."""
     def wrap(f):
-        return stamp(njit(cache=True, _nrt=False, **options)(f), _STAMP)
+        d = unliteral(stamp(njit(cache=True, _nrt=False, **options)(f), _STAMP))
+        return requires(announce(d, what) if what else d, needs)
     return wrap(fn) if fn is not None else wrap

@@ -73,11 +73,13 @@ stack: frame ``p`` of ``fr`` keeps the node's window, best value, move list curs
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from simkit.engine.bits import cttz, msb, popcount
 from simkit.engine.kernel import legal_cards, trick_step
 from simkit.rules.tables import TRUMP
-from simkit.solver.jit import solver_jit
+from simkit.engine.jitcache import Linked
+from simkit.solver.jit import STAMP, solver_jit
 from simkit.solver.prefetch import prefetch_row
 
 MEASURE_POINTS = 0
@@ -169,7 +171,7 @@ _M3 = np.uint64(0x165667B19E3779F9)
 
 # ------------------------------------------------------------------------------------------ table
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def table_key(s, ctx, tabs, measure, gen):
     """The table key of a trick-boundary position: the four hands *relative to what is left*, then the leader,
     the searched flag, the measure, the context and the generation.
@@ -216,7 +218,7 @@ def table_key(s, ctx, tabs, measure, gen):
     return k1, k2, meta
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def slot_of(k1, k2, meta, mask):
     """Bucket of a key: the words folded together, then murmur3's finalizer so every card moves every bit."""
     h = np.uint64(k1) ^ (np.uint64(k2) * _M1) ^ (np.uint64(meta) * _M3)
@@ -228,7 +230,7 @@ def slot_of(k1, k2, meta, mask):
     return np.int64(h & np.uint64(mask)) & ~np.int64(1)  # even slot: the bucket is (slot, slot + 1)
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def tt_find(tt, slot, k1, k2, meta):
     """The entry of a key in its bucket, or -1."""
     for i in range(slot, slot + 2):
@@ -237,13 +239,13 @@ def tt_find(tt, slot, k1, k2, meta):
     return -1
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def tt_unpack(word):
     """(lo, hi, move) of an entry's value word."""
     return (word & 0xFFFF) - 32768, ((word >> 16) & 0xFFFF) - 32768, ((word >> 32) & 0xFF) - 1
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def tt_store(tt, slot, k1, k2, meta, lo, hi, move, cards_left):
     """Merge proven bounds into the key's entry, or replace the bucket's entry of an older generation or with
     fewer cards left (less work lost)."""
@@ -269,7 +271,7 @@ def tt_store(tt, slot, k1, k2, meta, lo, hi, move, cards_left):
     tt[i, 3] = (lo + 32768) | ((hi + 32768) << 16) | ((move + 1) << 32) | (cards_left << 40)
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def tt_store_result(tt, slot, k1, k2, meta, g, a, b, base, move, cards_left):
     """Store a fail-soft result ``g`` of the window (a, b) as bounds on the measure still to come (after ``base``):
     an upper bound if g <= a, a lower bound if g >= b, else the exact value."""
@@ -284,7 +286,7 @@ def tt_store_result(tt, slot, k1, k2, meta, g, a, b, base, move, cards_left):
 
 # ------------------------------------------------------------------------------------------ moves
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def apply_card(s, c, ctx, tabs):
     """Play card ``c`` for the seat to move; completes the trick when it is the fourth card."""
     k = s[S_K]
@@ -314,7 +316,7 @@ def apply_card(s, c, ctx, tabs):
     s[S_K] = k + 1
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def legal_now(s, ctx, suit_mask):
     """(seat to move, its legal cards) by the engine's legal_cards."""
     k = s[S_K]
@@ -327,7 +329,7 @@ def legal_now(s, ctx, suit_mask):
     return seat, legal
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def reduce_equivalent(s, seat, legal, ctx, tabs, measure):
     """The legal cards less those equivalent to a weaker legal card of the same hand: the next card below in its
     effective suit that is still in play is that legal card, worth the same points (any points for tricks). The
@@ -350,7 +352,7 @@ def reduce_equivalent(s, seat, legal, ctx, tabs, measure):
     return out
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def trick_decided(s, k, bseat, beff, best, team, suit_mask, tabs):
     """Is the side of ``bseat`` (best card ``best`` of effective suit ``beff``) sure to take the trick, whatever the
     players after the ``k``-th card play? Each of them is on that side or cannot beat the best card (he holds the
@@ -373,7 +375,7 @@ def trick_decided(s, k, bseat, beff, best, team, suit_mask, tabs):
     return True
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def reduce_dominated(s, seat, legal, ctx, tabs, suit_mask):
     """The legal cards (points measure) less those equivalent to or dominated by a card of the same hand.
 
@@ -428,7 +430,7 @@ def reduce_dominated(s, seat, legal, ctx, tabs, suit_mask):
     return out
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def side_cards(s, side):
     """The cards still held by the seats of ``side`` (a side's bits)."""
     out = np.int64(0)
@@ -438,7 +440,7 @@ def side_cards(s, side):
     return out
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def safe_tops(s, legal, other, theirs, tm, suit_mask):
     """The side-suit cards of ``legal`` above every card the seats of ``other`` (a side's bits; ``theirs``, their
     cards) hold in their suit, in the suits none of them can ruff (holding trumps but no card of the suit): led,
@@ -456,7 +458,7 @@ def safe_tops(s, legal, other, theirs, tm, suit_mask):
     return out
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def partner_behind_beats(s, seat, k, team, best, tm, suit_mask, tabs):
     """Can a partner of ``seat`` who plays after it in the current trick (``seat`` plays its ``k``-th card) beat the
     best card ``best``? He must follow the led suit if he can; void, any trump beats a side card."""
@@ -481,7 +483,7 @@ def partner_behind_beats(s, seat, k, team, best, tm, suit_mask, tabs):
     return False
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
     """Write the cards of ``legal`` into ``moves[p]``, the likeliest cut-off first; return how many.
 
@@ -555,7 +557,7 @@ def gen_moves(s, seat, moves, p, legal, ctx, tabs, suit_mask, hint, keys):
 
 # ------------------------------------------------------------------------------------------ bounds
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def mask_points(m, tabs):
     """Card points of a mask."""
     return (2 * popcount(m & tabs[T_CLASS, 1]) + 3 * popcount(m & tabs[T_CLASS, 2])
@@ -563,7 +565,7 @@ def mask_points(m, tabs):
             + 11 * popcount(m & tabs[T_CLASS, 5]))
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def cheapest_points(hand, j, tabs):
     """The points of the ``j`` cheapest cards of ``hand`` (all of them if it holds fewer)."""
     total = 0
@@ -578,7 +580,7 @@ def cheapest_points(hand, j, tabs):
     return total
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def above_all(mine, theirs):
     """The cards of ``mine`` above every card of ``theirs`` (both within one effective suit)."""
     if theirs == 0:
@@ -586,7 +588,7 @@ def above_all(mine, theirs):
     return mine & ~((np.int64(2) << msb(theirs)) - 1)
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def trump_survivors(tr, opp_tr, tabs):
     """(points, tricks) a player's trumps ``tr`` surely win against the opposing trumps ``opp_tr``. Every card is
     played some time, and a trump of his loses its trick only to a higher opposing trump in the same trick; each
@@ -610,7 +612,7 @@ def trump_survivors(tr, opp_tr, tabs):
     return mask_points(sure, tabs) + cheapest_points(beatable, keep, tabs), popcount(sure) + keep
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def stays_under(low, high, rounds):
     """Can a hand ``low`` follow ``rounds`` leads of ``high``'s cards from the top without ever beating one? (Its
     lowest card under the highest lead, its next lowest under the next, ...; a hand that runs out is fine.)"""
@@ -626,7 +628,7 @@ def stays_under(low, high, rounds):
     return True
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     """(points, tricks) a side surely takes from a trick boundary on, whatever the other side does.
 
@@ -770,7 +772,7 @@ def guaranteed(s, side, tabs, suit_mask, enough, leader, cap_penalty):
     return own + max(spread, plan_in), most
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _wins_trick_then_leads(s, team, tabs, suit_mask, measure, trick_pts, enough, winner):
     """What the declaring side surely takes from here on when it takes the current trick (``trick_pts`` of its
     points are sure, the cards still to come add at least 0) and ``winner`` leads next: the trick, and what
@@ -781,7 +783,7 @@ def _wins_trick_then_leads(s, team, tabs, suit_mask, measure, trick_pts, enough,
     return 1 + gt
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
     """What the declaring side surely takes from here on (its gain in ``measure``) inside a trick it is already
     sure to win: its best card so far cannot be beaten by any player still to play, and every one of those is a
@@ -801,7 +803,7 @@ def trick_bound(s, ctx, tabs, suit_mask, measure, enough):
     return _wins_trick_then_leads(s, team, tabs, suit_mask, measure, s[S_TP], enough, best_seat)
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _after_winning_with(s, x, card, team, tabs, suit_mask, measure, enough):
     """What the lone declarer ``x`` surely takes when he wins the current trick with ``card`` and then leads
     (:func:`_wins_trick_then_leads` on his hand without that card)."""
@@ -812,7 +814,7 @@ def _after_winning_with(s, x, card, team, tabs, suit_mask, measure, enough):
     return v
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def regain_bound(s, ctx, tabs, suit_mask, measure, enough, floor):
     """What a lone declarer not on lead surely takes from a trick boundary when he wins the next trick whatever
     the leader leads, and so leads after it; 0 when some lead could beat him, or when the bound is not above
@@ -858,7 +860,7 @@ def regain_bound(s, ctx, tabs, suit_mask, measure, enough, floor):
     return least if floor < least < INF else 0
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _final_trick(s, played, leader, team, tabs, measure):
     """Measure the declaring side wins in the last trick (it is forced): every hand holds one card besides those
     in ``played``."""
@@ -877,7 +879,7 @@ def _final_trick(s, played, leader, team, tabs, measure):
     return 0
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _fold(is_max, v, g, a, b):
     """Fold a child's value ``v`` into a node's best value ``g`` and window (a, b): (g, a, b, cut-off)."""
     if is_max:
@@ -891,7 +893,7 @@ def _fold(is_max, v, g, a, b):
     return g, a, b, g <= a
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     """Fail-soft alpha-beta value of the measure the declaring side still takes from a trick boundary where every
     hand holds two cards, in the window (a, b): the next trick's lines (16 at most) by four nested loops, each line
@@ -1173,3 +1175,17 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
             if cut:
                 fr[p, F_I] = fr[p, F_N]
             phase = 1
+
+
+def _array(dtype, ndim):
+    return types.Array(dtype, ndim, "C")
+
+
+#: the one signature :func:`search` is compiled for; every other kernel calls it through :data:`SEARCH`
+SEARCH_SIG = types.int64(_array(types.int64, 1), _array(types.int64, 1), _array(types.int64, 2),
+                         _array(types.uint32, 1), types.int64, types.int64, types.int64, _array(types.int64, 2),
+                         _array(types.int64, 2), _array(types.int8, 2), _array(types.int64, 1),
+                         _array(types.int64, 1))
+#: :func:`search` compiled once and called by symbol (simkit.engine.jitcache.Linked): linked into each of the
+#: ten kernels that call it, its code was optimized and generated ten times over
+SEARCH = Linked(search, SEARCH_SIG, "simkit_solver_search_" + STAMP.hex()[:16], what="the solver's search")

@@ -48,9 +48,10 @@ from simkit.solver.search import (
     mask_points,
     legal_now,
     reduce_equivalent,
-    search,
+    SEARCH,
 )
 
+_call_search = SEARCH.call
 OBJ_POINTS = 0  # the exact final card points of the declaring side
 OBJ_LEVEL = 1  # the number of satisfied thresholds of a chain (win, payout)
 
@@ -90,7 +91,7 @@ def init_position(h0, h1, h2, h3, called, ace_id, declarer, run_min, ctx_variant
     ctx[C_FLAGS] = ALL_FLAGS
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def to_rank_space(mask, id_of_v):
     """A card mask in rank space."""
     out = np.int64(0)
@@ -115,12 +116,12 @@ def open_position(h0, h1, h2, h3, plays, called, ace_id, declarer, run_min, ctx_
         apply_card(s, id_of_v[plays[j]], ctx, tabs)
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws):
-    return search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws[0], ws[1], ws[2], ws[3], ws[4])
+    return _call_search(s, ctx, tabs, suit_mask, measure, alpha, beta, ws[0], ws[1], ws[2], ws[3], ws[4])
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (threshold)")
 def at_least(s, ctx, tabs, suit_mask, measure, k, ws):
     """1 if the declaring side can reach a final ``measure`` of at least ``k``, else 0 (-1: node limit hit)."""
     g = _search(s, ctx, tabs, suit_mask, measure, k - 1, k, ws)
@@ -129,7 +130,7 @@ def at_least(s, ctx, tabs, suit_mask, measure, k, ws):
     return 1 if g >= k else 0
 
 
-@solver_jit(inline="always")
+@solver_jit(forceinline=True)
 def _bounds(s, measure):
     if measure == MEASURE_POINTS:
         return s[S_DP], s[S_DP] + s[S_REMPTS] + s[S_TP]
@@ -137,7 +138,7 @@ def _bounds(s, measure):
     return s[S_DT], s[S_DT] + popcount(s[seat])
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (exact value)")
 def exact(s, ctx, tabs, suit_mask, measure, guess, ws):
     """The exact final ``measure`` under best play by both sides; ABORTED on the node limit.
 
@@ -166,7 +167,7 @@ def exact(s, ctx, tabs, suit_mask, measure, guess, ws):
     return lo
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (level)")
 def level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws):
     """How many thresholds of the monotone chain ``(thr_measure[i], thr_value[i])`` the declaring side can force
     (bisection, first probe at ``guess``); -1 on the node limit."""
@@ -191,7 +192,7 @@ def level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws):
     return lo
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (level walk)")
 def level_from(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws):
     """:func:`level` by a walk from ``guess``, a level thought likely (what the strategies' own play of the deal
     reached): the guess's threshold, then the next ones up while they hold, or down while they fail. A right
@@ -219,14 +220,14 @@ def level_from(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws
     return g
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (position value)")
 def position_value(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws):
     if objective == OBJ_POINTS:
         return exact(s, ctx, tabs, suit_mask, MEASURE_POINTS, guess, ws)
     return level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws)
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (card values)")
 def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, values, s2):
     """Value of every legal card of the seat to move into ``values[card]`` (others untouched); returns the legal
     mask, or -1 if the node limit was hit. ``s2`` is a scratch state."""
@@ -265,7 +266,7 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
     return legal
 
 
-@solver_jit
+@solver_jit(needs=(SEARCH,), what="the solver (values along a line)")
 def line_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, plays, values, legal,
                 s2):
     """Card values at every position along a line of play: before ``plays[i]`` (rank ids), the value of each

@@ -49,21 +49,25 @@ _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
 _data_ptr = _heuristic.data_ptr
 _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kernel
-_p_bid_kernel, _p_play_kernel = _people.bid_kernel, _people.play_kernel
+# the people model's kernels, by the address the kernel is given (``natives``; simkit.engine.jitcache.Linked)
+_p_bid_at, _p_play_at = _people.BID_KERNEL.call_at, _people.PLAY_KERNEL.call_at
+#: the kernel's ``natives`` argument: addresses of the kernels it calls by address (0: no seat needs it)
+N_PIMC_DECIDE, N_PEOPLE_BID, N_PEOPLE_PLAY = range(3)
+N_NATIVES = 3
 #: float64 words of the kernel's ``work_f`` buffer (the people model's features of one decision)
 WORK_F_SIZE = _people.WORK_SIZE
 
 
 @njit(cache=True, inline="always")
-def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, work_f):
+def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, work_f, natives):
     if sid == S_RANDOM:
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC or sid == S_PIMC:  # heuristic.bid, its arrays as data pointers (fewer arguments)
         return _h_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
                              _data_ptr(config), config.shape[0])
     elif sid == S_PEOPLE:
-        return _p_bid_kernel(hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params), params.shape[0],
-                             _data_ptr(config), config.shape[0], _data_ptr(work_f))
+        return _p_bid_at(natives[N_PEOPLE_BID], hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params),
+                         params.shape[0], _data_ptr(config), config.shape[0], _data_ptr(work_f))
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 

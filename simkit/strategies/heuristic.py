@@ -16,16 +16,35 @@ arguments on every call, which cost about a third of a heuristic deal).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from simkit.engine.bits import cttz, msb as _msb, popcount
+from simkit.engine.jitcache import jit, source_stamp
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
     I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind,
     bid_suit,
 )
+
+_HERE = Path(__file__).resolve().parent
+#: the cache stamp of every kernel here: this file and what its kernels inline
+DEPENDENCIES = [_HERE / "heuristic.py", _HERE / "api.py", _HERE.parent / "engine" / "bits.py",
+                _HERE.parent / "engine" / "jitcache.py"]
+_STAMP = source_stamp(DEPENDENCIES)
+# The larger helpers are compiled once each and inlined by LLVM (simkit.engine.jitcache.jit); numba's IR inlining
+# of all of them made the game kernel's cold compile 56 s instead of 24 s (CPU, 2026-12-04). The bidding score
+# (_hand_score, _kind_score, _sure_tout, _call_suit) stays IR-inlined: as LLVM-inlined functions the heuristic's
+# deals were about 5% slower (interleaved runs), IR-inlined they are as fast as before for +3 s of compile.
+_helper = jit(_STAMP, helper=True, _nrt=False)
+
+
+def _kernel(sig):
+    return jit(_STAMP, sig, what="the heuristic")
+
 
 USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
 DESCRIPTION = ("rule-based club player: bids, Kontras and Res by the expected payout of its hand under the ruleset's "
@@ -118,7 +137,7 @@ def _points(c):
     return (_RANK_POINTS >> (8 * (c & 7))) & 0xFF
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _bid_rank(code):
     """Bidding rank (RULES.md 2.2): Rufspiel < Farbgeier < Geier < Farbwenz < Wenz < Solo; Tout adds 6."""
     if code < 0:
@@ -129,7 +148,7 @@ def _bid_rank(code):
     return r
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _trump_mask(kind, suit, deck):
     """Cards that are trump in contract (kind, suit); the Rufspiel's trump suit is Herz."""
     if kind == 0:
@@ -147,7 +166,7 @@ def _trump_mask(kind, suit, deck):
     return m & deck
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _variant(kind, suit):
     if kind == 0:
         return 0
@@ -172,7 +191,7 @@ def _suit_cards(kind):
     return _OBERS
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _top_trump(m, kind):
     """The strongest trump of a non-empty trump mask: Ober before Unter, Eichel first; then the highest bit."""
     ou = _suit_cards(kind)
@@ -183,7 +202,7 @@ def _top_trump(m, kind):
     return _msb(m)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _low_trump(m, kind):
     """The weakest trump of a non-empty trump mask."""
     ou = _suit_cards(kind)
@@ -351,7 +370,7 @@ def _by_value(config, n_config, entry):
     return config[entry] == 1.0 and n_config >= CONFIG_LEN
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _best_contract(hand, seat, strength, params, config, n_config, min_rank):
     """The heuristic's declaration of a higher rank than ``min_rank``, or PASS.
 
@@ -395,7 +414,7 @@ def _best_contract(hand, seat, strength, params, config, n_config, min_rank):
     return best_code
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _bid(hand, seat, info, strength, params, config, n_config):
     min_rank = -1
     for s in range(seat):
@@ -406,7 +425,7 @@ def _bid(hand, seat, info, strength, params, config, n_config):
 # --------------------------------------------------------------------------------------------- double
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _double(hand, seat, info, params, config, n_config):
     kind = info[I_KIND]
     suit = info[I_SUIT]
@@ -439,7 +458,7 @@ def _beats(new, best, v, strength, eff_suit):
     return (e == eff_suit[v, best] or e == _TRUMP) and strength[v, new] > strength[v, best]
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _higher_out(c, out, v, kind, tm, deck, strength, eff_suit):
     """Is a card of ``out`` in the effective suit of ``c`` stronger than ``c``?"""
     if (tm >> c) & 1:
@@ -448,7 +467,7 @@ def _higher_out(c, out, v, kind, tm, deck, strength, eff_suit):
     return (out & _side(c >> 3, tm, deck) & _above(c)) != 0
 
 
-@njit(cache=True, inline="always")
+@_helper
 def trick_so_far(info, v, strength, eff_suit):
     """(the card winning the trick in progress, its seat, the trick's card points so far); (-1, -1, 0) before
     its first card."""
@@ -468,7 +487,7 @@ def trick_so_far(info, v, strength, eff_suit):
     return best, winner, pts
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _is_safe(c, out, n_after, v, kind, tm, deck, strength, eff_suit):
     """Will ``c`` (winning the trick now) still win it after ``n_after`` more players? Sure for a top trump; for a
     side card when nothing higher of its suit is out and the suit is likely still held by the others (or no trump
@@ -491,7 +510,7 @@ def _throw_cost(c, v, tm, strength):
     return cost
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _cheapest(mask, v, kind, tm, strength):
     """The card of ``mask`` that costs least to give away (:func:`_throw_cost`): a side card of at most 3 points
     (lowest rank first) when there is one, else the cheaper of the lowest side card and the weakest trump."""
@@ -514,7 +533,7 @@ def _cheapest(mask, v, kind, tm, strength):
     return c_tr
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _trumps_above(b, kind, tm):
     """The trumps stronger than trump ``b``: Ober before Unter (Eichel first), then the trump suit by rank."""
     ou = _suit_cards(kind)
@@ -526,7 +545,7 @@ def _trumps_above(b, kind, tm):
     return (tm & ou) | (tm & ~ou & _above(b))
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _schmier(mask, v, tm, strength):
     """The card to give a trick the partner surely wins: most points, a side Zehn before a side Ass, never an
     Ober/Unter trump while another card with points is there."""
@@ -555,7 +574,7 @@ def _schmier(mask, v, tm, strength):
     return best
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _team(x, seat, kind, decl, partner, i_am_partner):
     """1 if seat ``x`` is on my side, 0 if against me, -1 if I cannot tell yet."""
     if x == seat:
@@ -572,7 +591,7 @@ def _team(x, seat, kind, decl, partner, i_am_partner):
     return -1
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declaring, out):
     my_tr = legal & tm
     out_tr = out & tm
@@ -626,7 +645,7 @@ def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declar
     return _cheapest(legal, v, kind, tm, strength)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts):
     """The card to play (``legal`` has at least two cards): ``tm`` the contract's trump mask, ``out`` the cards
     neither played nor in my hand; when following, ``best`` the card winning the trick so far, ``winner`` its
@@ -720,7 +739,7 @@ PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.CPoin
                               types.int64, types.int64, types.int64, types.int64, types.int64, types.int64)
 
 
-@njit(PLAY_KERNEL_SIG, cache=True)
+@_kernel(PLAY_KERNEL_SIG)
 def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner, pts):
     """:func:`play` as the whole-deal kernel calls it (simkit.engine.game), with what the kernel already knows:
     ``legal`` has at least two cards, ``out`` the cards neither played (the trick in progress included) nor in
@@ -743,14 +762,14 @@ DOUBLE_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(ty
                                 _P(types.float64), types.int64)
 
 
-@njit(BID_KERNEL_SIG, cache=True)
+@_kernel(BID_KERNEL_SIG)
 def bid_kernel(hand, seat, info_p, strength_p, params_p, n_params, config_p, n_config):
     """:func:`bid` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
     return _bid(hand, seat, carray(info_p, (INFO_SIZE,)), carray(strength_p, (_N_VARIANTS, 32)),
                 carray(params_p, (n_params,)), carray(config_p, (n_config,)), n_config)
 
 
-@njit(DOUBLE_KERNEL_SIG, cache=True)
+@_kernel(DOUBLE_KERNEL_SIG)
 def double_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
     """:func:`double` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
     return _double(hand, seat, carray(info_p, (INFO_SIZE,)), carray(params_p, (n_params,)),
@@ -760,19 +779,19 @@ def double_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
 # The api entry points call the kernel entries (each decision body is compiled once: cold compile time).
 
 
-@njit(BID_SIG, cache=True)
+@_kernel(BID_SIG)
 def bid(hand, seat, info, strength, eff_suit, params, config):
     return bid_kernel(hand, seat, data_ptr(info), data_ptr(strength), data_ptr(params), params.shape[0],
                       data_ptr(config), config.shape[0])
 
 
-@njit(DOUBLE_SIG, cache=True)
+@_kernel(DOUBLE_SIG)
 def double(hand, seat, info, strength, eff_suit, params, config):
     return double_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config),
                          config.shape[0])
 
 
-@njit(PLAY_SIG, cache=True)
+@_kernel(PLAY_SIG)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if (legal & (legal - 1)) == 0:
         return _ctz(legal)

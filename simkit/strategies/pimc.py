@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, types
 
 from simkit.engine.bits import cttz
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import Linked, requires, source_stamp, stamp, unliteral
 from simkit.engine.kernel import laufende, score
 from simkit.rules.contracts import RUFSPIEL
 from simkit.rules.tables import P_RUN_AWAY_MIN
@@ -43,6 +43,7 @@ from simkit.solver.search import (
     ST_GEN,
     ST_LIMIT,
     ST_NODES,
+    SEARCH,
 )
 from simkit.solver.values import OBJ_LEVEL, card_values, open_position
 from simkit.strategies import heuristic as _heuristic
@@ -103,8 +104,11 @@ DEPENDENCIES = [_HERE / f for f in ("pimc.py", "worlds.py", "api.py", "heuristic
     _PKG / "solver" / f for f in ("search.py", "values.py", "bulk.py", "jit.py")]
 
 
+_STAMP = source_stamp(DEPENDENCIES)
+
+
 def _jit(fn):
-    return stamp(njit(cache=True, _nrt=False)(fn), source_stamp(DEPENDENCIES))
+    return requires(unliteral(stamp(njit(cache=True, _nrt=False)(fn), _STAMP)), (SEARCH,))
 
 
 @njit(cache=True, inline="always")
@@ -329,6 +333,15 @@ WORKSPACE_TYPE = types.Tuple([
     _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
+
+#: the signature :func:`decide` is compiled for (the whole-deal kernel's card loop calls it by address)
+DECIDE_SIG = _I64(_I64, _I64, _I64, _arr(_I64, 1), _arr(types.int16, 2), _arr(types.int8, 2), _arr(_I64, 1),
+                  _arr(types.float64, 1), _I64, _arr(types.uint32, 2), _arr(types.int8, 2), _arr(types.int8, 1),
+                  _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), WORKSPACE_TYPE)
+#: :func:`decide` compiled once, called by the whole-deal kernel through its address (an argument of the kernel,
+#: 0 without a pimc seat): the kernel neither contains the solver nor needs it compiled
+DECIDE = Linked(decide, DECIDE_SIG, "simkit_pimc_decide_" + _STAMP.hex()[:16], what="pimc's decision kernel",
+                needs=(SEARCH,))
 
 
 # --------------------------------------------------------------------------- asked from Python (records)

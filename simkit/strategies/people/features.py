@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, msb as _msb, popcount
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import jit, source_stamp, unliteral
 from simkit.strategies.api import (
     I_DECLARER,
     I_HAND_SIZE,
@@ -54,11 +54,17 @@ _TRUMP = 4
 _HERE = Path(__file__).resolve().parent
 #: numba keys a cache on the function's own file; these functions inline the heuristic's helpers and constants
 DEPENDENCIES = [_HERE / "features.py", _HERE.parent / "heuristic.py", _HERE.parent / "api.py",
-                _HERE.parent.parent / "engine" / "bits.py"]
+                _HERE.parent.parent / "engine" / "bits.py", _HERE.parent.parent / "engine" / "jitcache.py"]
 
 
 def _jit(fn):
-    return stamp(njit(cache=True)(fn), source_stamp(DEPENDENCIES))
+    return jit(source_stamp(DEPENDENCIES))(fn)
+
+
+def _helper(fn):
+    """One body of features, compiled once as its own function and inlined by LLVM into its callers
+    (simkit.engine.jitcache.jit); not cached (a closure), so compiled only when a kernel that calls it is."""
+    return unliteral(njit(forceinline=True)(fn))
 
 
 _HEURISTIC_CONFIG = _HCONF.copy()  # the heuristic's hand score with its default weights (a bidding feature)
@@ -518,13 +524,13 @@ def _bid_features_of(put, clear, finish):
 
 
 _NO_WEIGHTS = np.zeros(1)
-_play_store = njit(inline="always")(_play_features_of(_store, _store_clear, _store_finish))
-_bid_store = njit(inline="always")(_bid_features_of(_store_1d, _store_1d_clear, _store_finish))
+_play_store = _helper(_play_features_of(_store, _store_clear, _store_finish))
+_bid_store = _helper(_bid_features_of(_store_1d, _store_1d_clear, _store_finish))
 #: the model's scores: ``acc[k] = w[w_at + N_PLAY * context:] . features of the k-th legal card``; returns the
 #: context (simkit.strategies.people.model)
-play_scores = njit(inline="always")(_play_features_of(_score, _score_clear, _score_finish))
+play_scores = _helper(_play_features_of(_score, _score_clear, _score_finish))
 #: ``acc[0] = w[at:at + N_BID] . features of the declaration``
-bid_score = njit(inline="always")(_bid_features_of(_score, _score_clear, _score_finish))
+bid_score = _helper(_bid_features_of(_score, _score_clear, _score_finish))
 
 
 @_jit

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from numba import carray, njit, types
 
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import Linked, jit, source_stamp
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.strategies import heuristic as _h
 from simkit.strategies.api import (
@@ -78,14 +78,16 @@ DEPENDENCIES = [Path(__file__).resolve()] + _features.DEPENDENCIES + [
     Path(__file__).resolve().parents[2] / "engine" / "rng.py"]
 
 
+_STAMP = source_stamp(DEPENDENCIES)
+
+
 def _jit(sig=None):
-    """njit with the on-disk cache keyed on :data:`DEPENDENCIES`; compiled now for ``sig`` when given."""
-    def wrap(fn):
-        d = stamp(njit(cache=True)(fn), source_stamp(DEPENDENCIES))
-        if sig is not None:
-            d.compile(sig)
-        return d
-    return wrap
+    """njit with the on-disk cache keyed on :data:`DEPENDENCIES`; compiled, when first called, for ``sig`` only
+    when given (simkit.engine.jitcache.jit)."""
+    return jit(_STAMP, sig, what="the people model")
+
+
+_helper = jit(_STAMP, helper=True)
 
 
 @njit(cache=True, inline="always")
@@ -96,7 +98,7 @@ def _uniform(info):
     return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _choose(scores, n, temperature, info):
     """Index of the choice among ``scores[:n]``: the best at temperature 0, else a softmax draw (one rng draw)."""
     best = 0
@@ -155,7 +157,7 @@ def _candidates(hand, params, out):
 
 MAX_CANDIDATES = 17
 candidates = _jit()(_candidates)  # for training (simkit.strategies.people.train)
-_candidates_inline = njit(inline="always")(_candidates)
+_candidates_inline = _helper(_candidates)
 # a bid's work space: the scores (passing first), the candidates, one declaration's score being summed
 _B_SCORES = 0
 _B_CAND = MAX_CANDIDATES + 1
@@ -165,7 +167,7 @@ _B_ACC = _B_CAND + 2 * MAX_CANDIDATES
 WORK_SIZE = max(_B_ACC + 1, MAX_LEGAL)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _bid(hand, seat, info, strength, params, config, work):
     deck = params[_P_DECK_MASK]
     hs = params[_P_HAND_SIZE]
@@ -213,14 +215,14 @@ def double(hand, seat, info, strength, eff_suit, params, config):
 
 # --------------------------------------------------------------------------------------------------- play
 
-@njit(cache=True, inline="always")
+@_helper
 def card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores):
     """The model's score of each legal card (ascending card order) into ``scores``; returns how many."""
     play_scores(hand, legal, seat, info, strength, eff_suit, deck, heur_card, scores, config, PLAY_W_AT)
     return popcount(legal)
 
 
-@njit(cache=True, inline="always")
+@_helper
 def _pick(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores):
     """The card of ``legal`` the model chooses (``scores``: work space for the legal cards' scores)."""
     n = card_scores(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, scores)
@@ -230,7 +232,6 @@ def _pick(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, 
 PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, _P(types.int64), _P(types.int16),
                               _P(types.int8), _P(types.float64), types.int64, types.int64, types.int64,
                               types.int64, types.int64, types.int64, types.int64, _P(types.float64))
-
 
 
 @_jit(PLAY_KERNEL_SIG)
@@ -255,3 +256,11 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     hc = _h.play(hand, legal, seat, info, strength, eff_suit, params, config)
     deck = params[_P_DECK_MASK]
     return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, np.empty(WORK_SIZE))
+
+
+#: the two kernels the whole-deal kernel calls for people seats, by address (simkit.engine.jitcache.Linked): the
+#: whole-deal kernel does not contain the model, which is compiled only when a seat plays it
+BID_KERNEL = Linked(bid_kernel, BID_KERNEL_SIG, "simkit_people_bid_" + _STAMP.hex()[:16],
+                    what="the people model's bidding")
+PLAY_KERNEL = Linked(play_kernel, PLAY_KERNEL_SIG, "simkit_people_play_" + _STAMP.hex()[:16],
+                     what="the people model's play")
