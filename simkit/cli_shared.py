@@ -66,15 +66,16 @@ class Progress:
         return self.advance
 
     def _start(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as RichProgress
 
         class DealsPerSecond(TextColumn):
             def render(self, task):
                 return super().render(task) if task.speed else ""
 
-        self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(),
-                            DealsPerSecond("{task.speed:,.0f} deals/s"), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
+        self.bar = RichProgress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(),
+                                DealsPerSecond("{task.speed:,.0f} deals/s"), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
         self.bar.start()
         self.task = self.bar.add_task(self.what, total=self.total)
 
