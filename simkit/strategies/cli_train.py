@@ -27,6 +27,9 @@ def register(app: typer.Typer, UserError, progress_bar, rules_help: str) -> None
                                  "(<ruleset>.npz); point $SIMKIT_PEOPLE_WEIGHTS at it to play with them."),
         seed: int = typer.Option(0, "--seed", help="Salts the split into fitting and validation deals."),
         val_fraction: float = typer.Option(0.2, "--val-fraction", help="Share of deals held out for validation."),
+        strength_rows: int = typer.Option(3000, "--strength-rows", help="Candidate hands per solo-type contract "
+                                          "the solver values to calibrate the strength of declared hands "
+                                          "(docs/strategies.md, people; 0: no calibration)."),
     ):
         """Fit the `people` strategy's bidding and play model to recorded games, one weights file per ruleset.
 
@@ -41,10 +44,12 @@ def register(app: typer.Typer, UserError, progress_bar, rules_help: str) -> None
             raise UserError(f"training data {games} does not exist")
         if not 0.0 < val_fraction < 1.0:
             raise UserError("--val-fraction must be between 0 and 1")
+        if strength_rows < 0:
+            raise UserError("--strength-rows must be 0 or more")
         if out.exists() and not out.is_dir():
             raise UserError(f"--out {out} exists and is not a directory")
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
-        settings = T.Settings(seed=seed, val_fraction=val_fraction)
+        settings = T.Settings(seed=seed, val_fraction=val_fraction, strength_rows=strength_rows)
         warned = [0]
 
         def warn(msg):
