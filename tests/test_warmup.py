@@ -5,10 +5,11 @@ import threading
 import time
 
 from simkit import warmup
+from simkit.engine import notices
 
 
 def test_notice_only_when_slow(monkeypatch):
-    monkeypatch.setattr(warmup, "DELAY", 0.05)
+    monkeypatch.setattr(notices, "DELAY", 0.05)
     threads = threading.active_count()  # other tests in this process may have left threads of their own
     out = io.StringIO()
     with warmup.compile_notice("the test kernel", stream=out):
@@ -28,7 +29,7 @@ def test_notice_only_when_slow(monkeypatch):
 
 
 def test_nested_notice_says_nothing(monkeypatch):
-    monkeypatch.setattr(warmup, "DELAY", 0.05)
+    monkeypatch.setattr(notices, "DELAY", 0.05)
     out = io.StringIO()
     with warmup.compile_notice("the outer kernel", stream=out):
         with warmup.compile_notice("its callee", stream=out):

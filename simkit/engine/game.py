@@ -486,7 +486,7 @@ _DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.
 
 
 def _compile():
-    from simkit.warmup import compile_notice
+    from simkit.engine.notices import compile_notice
 
     disp = stamp(njit(cache=True, _nrt=False)(_games_py), source_stamp(_DEPS))
     with warnings.catch_warnings(), compile_notice("the game kernel"):

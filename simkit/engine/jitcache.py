@@ -175,12 +175,12 @@ def jit(source: bytes, sig=None, *, helper: bool = False, what: str | None = Non
 
 
 def announce(dispatcher, what: str):
-    """Say on stderr when ``dispatcher`` compiles (simkit.warmup.compile_notice: only when it takes over a second,
+    """Say on stderr when ``dispatcher`` compiles (simkit.engine.notices.compile_notice: only when it takes over a second,
     not for a load from the cache; nothing when it compiles as the callee of an announced kernel)."""
     compile_ = dispatcher.compile
 
     def compile(sig):
-        from simkit.warmup import compile_notice
+        from simkit.engine.notices import compile_notice
 
         if (tuple(sig.args) if hasattr(sig, "args") else tuple(sig)) in dispatcher.overloads:
             return compile_(sig)

@@ -381,11 +381,11 @@ def _import_player(opts: RunOptions, notice: bool = True) -> None:
     stderr when it is being compiled (a fresh install's first run), unless ``notice`` is False."""
     from contextlib import nullcontext
 
-    from simkit import warmup
+    from simkit.engine import notices
 
-    with nullcontext() if notice else warmup.silenced():
+    with nullcontext() if notice else notices.silenced():
         if opts.game == "old-german":
-            with warmup.compile_notice("the old German game's kernel"):
+            with notices.compile_notice("the old German game's kernel"):
                 import simkit.oldgerman.kernel  # noqa: F401
             return
         import simkit.engine.game as game
