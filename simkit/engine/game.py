@@ -48,14 +48,13 @@ drawn from for the bid); the other seats bid as usual. Both are the words ``forc
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simkit.engine.bits import cttz
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import files, source_stamp, stamp, stamp_module
 from simkit.engine.deal import deal_row, deck_cards
 from simkit.engine.infostate import (
     info_bid,
@@ -69,6 +68,8 @@ from simkit.engine.infostate import (
     info_start_trick,
     info_to_play,
 )
+from simkit.engine.infostate import DEPENDENCIES as _INFO_DEPS
+from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
 from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
 from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
@@ -88,6 +89,7 @@ from simkit.rules.tables import (
 )
 from simkit.strategies import dispatch
 from simkit.strategies import pimc as _pimc
+from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
@@ -474,21 +476,21 @@ KERNEL_SIG = types.int64(
     _arr(types.float64, 1), _arr(_I64, 1),
 )
 
-# numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies, the
-# dispatch and the shared engine code, so the stamp is made of all of them (a change anywhere recompiles). pimc is
-# and the people model are called by address (jitcache.Linked): only their signatures (pimc.py, people/model.py)
-# are compiled into the kernel, not the solver or the model.
-_HERE = Path(__file__).resolve().parent
-_DEPS = [_HERE / f for f in ("game.py", "kernel.py", "deal.py", "rng.py", "bits.py", "infostate.py",
-                             "jitcache.py")] + [
-    _HERE.parent / "strategies" / f for f in ("api.py", "dispatch.py", "random_play.py", "heuristic.py",
-                                              "people/model.py", "people/features.py", "pimc.py")]
+# numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies' dispatch,
+# random play, the heuristic's entries and the shared engine code, so the stamp is made of all of them (a change
+# anywhere recompiles). pimc and the people model are called by address (jitcache.Linked): only their signatures
+# (pimc.py, people/model.py) are compiled into the kernel, not the solver or the model.
+DEPENDENCIES = sorted(set(files("engine/game", "engine/jitcache", "strategies/pimc") + _KERNEL_DEPS + _INFO_DEPS
+                          + _API_DEPS + dispatch.DEPENDENCIES))
+
+
+_DISPATCHER = stamp(njit(cache=True, _nrt=False)(_games_py), source_stamp(DEPENDENCIES))  # compiled on first use
 
 
 def _compile():
     from simkit.engine.notices import compile_notice
 
-    disp = stamp(njit(cache=True, _nrt=False)(_games_py), source_stamp(_DEPS))
+    disp = _DISPATCHER
     with warnings.catch_warnings(), compile_notice("the game kernel"):
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         disp.compile(KERNEL_SIG)
@@ -682,3 +684,6 @@ def _is_ruleset(x) -> bool:
     from simkit.rules.ruleset import Ruleset
 
     return isinstance(x, Ruleset)
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -34,6 +34,8 @@ from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_row, deck_cards, setup_one
+from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
+from simkit.engine.jitcache import files, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
     P_HAND_SIZE,
@@ -45,6 +47,9 @@ from simkit.rules.tables import (
     P_TOUT_MULT_LAUF,
     TRUMP,
 )
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("engine/kernel") + _DEAL_DEPS
 
 POLICY_RANDOM = 0
 POLICY_LOWEST = 1  # the lowest card index among the legal cards (deterministic; handy in tests)
@@ -335,3 +340,6 @@ def simulate_batch(seed, start, kind, tout_share, policy,
                       hw, trick, no_trace_l, no_trace_p, i)
         _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
                schneider, schwarz, won, price, payouts)
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -20,9 +20,15 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 from simkit.engine.kernel import trick_step
 from simkit.engine.rng import STREAM_DEAL, STREAM_STRATEGY, below, stream_state
+from simkit.oldgerman.heuristic import DEPENDENCIES as _HEURISTIC_DEPS
 from simkit.oldgerman.heuristic import heuristic_card
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("oldgerman/kernel", "engine/rng") + _HEURISTIC_DEPS + _KERNEL_DEPS
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
@@ -428,3 +434,6 @@ def play_parties(seed: int, first: int, n: int, head_strokes: int = 9, seats=("h
     parties = {k: np.concatenate([x[k] for x in partie_parts]) for k in partie_parts[0]}
     deals["declaring_team"] = (deals["chooser"] & 1).astype(np.uint8)
     return deals, parties
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -104,7 +104,7 @@ def _defender_scores_py(hands, kind, suit, deck, config, out):
             out[i, s] = h._hand_score(np.int64(hands[i, s]), kind, suit, s, deck, config)
 
 
-_DEPS = [Path(__file__).resolve(), Path(h.__file__).resolve(), Path(h.__file__).resolve().parent / "api.py"]
+_DEPS = [Path(__file__).resolve()] + h.DEPENDENCIES  # and the heuristic's scores it inlines
 _kind_scores = stamp(njit(cache=True)(_kind_scores_py), source_stamp(_DEPS))
 _defender_scores = stamp(njit(cache=True)(_defender_scores_py), source_stamp(_DEPS))
 
