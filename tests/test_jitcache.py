@@ -56,14 +56,14 @@ def cached_kernels() -> dict[str, object]:
     """Every dispatcher with an on-disk cache defined at module level in simkit/ and analysis/, by qualified name."""
     from numba.core.dispatcher import Dispatcher
 
-    found = {}
+    found = {}  # id -> (name, dispatcher): named where it is defined, else where it is made (jitcache.helper_copy)
     for name in _module_names():
         mod = importlib.import_module(name)
         for attr, d in vars(mod).items():
-            if (isinstance(d, Dispatcher) and d.py_func.__module__ == name
-                    and getattr(d._cache, "_cache_file", None) is not None):
-                found.setdefault(f"{name}.{d.py_func.__name__}", d)
-    return found
+            if isinstance(d, Dispatcher) and getattr(d._cache, "_cache_file", None) is not None:
+                if id(d) not in found or d.py_func.__module__ == name:
+                    found[id(d)] = (f"{name}.{d.py_func.__name__ if d.py_func.__module__ == name else attr}", d)
+    return dict(found.values())
 
 
 _FROM_IMPORTS: dict[str, dict[str, tuple[str, str]]] = {}

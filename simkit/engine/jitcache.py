@@ -238,6 +238,21 @@ def jit(source: bytes, sig=None, *, helper: bool = False, what: str | None = Non
     return wrap
 
 
+def helper_copy(dispatcher, source: bytes, tag: str, **options):
+    """The Python function of ``dispatcher`` (an ``inline="always"`` helper of another module) compiled once more as
+    a :func:`jit` ``helper`` (compiled once, inlined by LLVM) for the callers of one module, ``tag``, with the cache
+    stamp ``source``. It is a copy of the function named ``<name>__<tag>``: numba keys the on-disk cache on the
+    function's module, name and line, not on its options, so the copy keeps an entry of its own."""
+    import types as pytypes
+
+    fn = dispatcher.py_func
+    copy = pytypes.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}__{tag}"
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return jit(source, helper=True, **options)(copy)
+
+
 def announce(dispatcher, what: str):
     """Say on stderr when ``dispatcher`` compiles (simkit.engine.notices.compile_notice: only when it takes over a second,
     not for a load from the cache; nothing when it compiles as the callee of an announced kernel)."""

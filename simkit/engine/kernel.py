@@ -35,7 +35,7 @@ from numba import njit
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_row, deck_cards, setup_one
 from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
-from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.jitcache import files, jit, source_stamp, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
     P_HAND_SIZE,
@@ -176,7 +176,7 @@ def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner
     return won, schneider, schwarz, price, p0, p1, p2, p3
 
 
-@njit(cache=True, inline="always")
+@jit(source_stamp(DEPENDENCIES), helper=True)  # compiled once for both batch kernels, inlined by LLVM
 def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
               hw, trick, trace_legal, trace_played, row):

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
-from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.jitcache import files, jit, source_stamp, stamp_module
 from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 from simkit.engine.kernel import trick_step
 from simkit.engine.rng import STREAM_DEAL, STREAM_STRATEGY, below, stream_state
@@ -173,7 +173,7 @@ def score_deal(dp, dt, team, forced, follow_up_of):
     return won, False, double, False, -1, 0, n
 
 
-@njit(cache=True, inline="always")
+@jit(source_stamp(DEPENDENCIES), helper=True)  # compiled once for both kernels, inlined by LLVM
 def play_one(dealt, seed, index, forehand, follow_up_of, policies, strength, eff_suit, suit_mask, points,
              hw, trick, rngs, trace_legal, trace_played, trace_row):
     """Choose trumps, play and score one deal from the hands ``dealt`` (int64[4], left unchanged; ``hw`` is
