@@ -297,8 +297,8 @@ def play_batch(hands, variants, called_suits, touts, declarers, doublings, polic
             continue
         rng = stream_state(seed, start + i, STREAM_PLAY)
         c = called_suits[i] if variants[i] == 0 else -1
-        r = play_deal(hands[i, 0], hands[i, 1], hands[i, 2], hands[i, 3], np.int64(variants[i]), np.int64(c),
-                      touts[i], np.int64(d), np.int64(doublings[i]), policy, rng,
+        r = play_deal(np.int64(hands[i, 0]), np.int64(hands[i, 1]), np.int64(hands[i, 2]), np.int64(hands[i, 3]),
+                      np.int64(variants[i]), np.int64(c), touts[i], np.int64(d), np.int64(doublings[i]), policy, rng,
                       strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
                       hw, trick, trace_legal, trace_played, i)
         _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
@@ -335,7 +335,8 @@ def simulate_batch(seed, start, kind, tout_share, policy,
                    schneider, schwarz, won, price, payouts)
             continue
         rng = stream_state(seed, idx, STREAM_PLAY)
-        r = play_deal(h0, h1, h2, h3, np.int64(v), np.int64(c), t, np.int64(d), np.int64(0), policy, rng,
+        r = play_deal(np.int64(h0), np.int64(h1), np.int64(h2), np.int64(h3), np.int64(v), np.int64(c), t,
+                      np.int64(d), np.int64(0), policy, rng,
                       strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
                       hw, trick, no_trace_l, no_trace_p, i)
         _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
