@@ -13,7 +13,7 @@ from numba import njit, prange
 
 from simkit.engine.deal import _deck, deal_one, deck_cards
 from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
-from simkit.engine.jitcache import stamp_module
+from simkit.engine.jitcache import announce, stamp_module
 
 #: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
 DEPENDENCIES = [Path(__file__).resolve()] + _DEAL_DEPS
@@ -46,3 +46,4 @@ def seat_hands(seed: int, deal_ids, seats, deck="long") -> np.ndarray:
 
 
 stamp_module(globals(), DEPENDENCIES)
+announce(_seat_hands, "the report's hand regeneration")

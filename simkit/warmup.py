@@ -42,9 +42,10 @@ def _game() -> None:
 
 
 def _people() -> None:
-    from simkit.engine.game import prepare
+    from simkit.strategies.people.model import BID_KERNEL, PLAY_KERNEL  # what the game kernel calls by address
 
-    prepare(("people",))
+    BID_KERNEL.ensure()
+    PLAY_KERNEL.ensure()
 
 
 def _pimc() -> None:
@@ -129,18 +130,18 @@ def _report() -> None:
 KERNELS: dict[str, Kernel] = {k.name: k for k in (
     Kernel("game", "the game kernel", "play", _game, True),
     Kernel("people", "the people model", "play", _people, True),
-    Kernel("values", "the value table's hand scores", "play", _values, False),
-    Kernel("evaluate", "evaluate's dealer", "play", _evaluate, False),
+    Kernel("values", "the value table's hand scores", "play", _values, True),
+    Kernel("evaluate", "evaluate's dealer", "play", _evaluate, True),
     Kernel("advice", "the strategies' advice (simkit analyze --strategy)", "play", _advice, False),
     Kernel("search", "the solver's search", "solver", _search, True),
     *(Kernel(k, f"the solver ({k})", "solver", _solver(k), True)
       for k in ("solve", "line", "value", "threshold", "many")),
     Kernel("pimc", "pimc's decision kernel", "solver", _pimc, True),
-    Kernel("random-play", "the random-play kernels", "engine", _random_play, False),
-    Kernel("deal", "the dealer", "engine", _deal, False),
-    Kernel("ceiling", "the ceiling kernel", "engine", _ceiling, False),
-    Kernel("old-german", "the old German game's kernels", "engine", _old_german, False),
-    Kernel("report", "the report's hand regeneration", "engine", _report, False),
+    Kernel("random-play", "the random-play kernels", "engine", _random_play, True),
+    Kernel("deal", "the dealer", "engine", _deal, True),
+    Kernel("ceiling", "the ceiling kernel", "engine", _ceiling, True),
+    Kernel("old-german", "the old German game's kernels", "engine", _old_german, True),
+    Kernel("report", "the report's hand regeneration", "engine", _report, True),
 )}
 
 

@@ -13,7 +13,7 @@ from numba import njit
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_one, deck_cards
 from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
-from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.jitcache import announce, files, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 
 #: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
@@ -89,3 +89,4 @@ def ceiling_play(seed: int, start: int, n: int, ruleset=None) -> np.ndarray:
 
 
 stamp_module(globals(), DEPENDENCIES)
+announce(ceiling_kernel, "the ceiling kernel")

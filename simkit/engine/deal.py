@@ -15,7 +15,7 @@ from numba import njit
 
 from simkit.cards import DECK_MASKS, HAND_SIZE
 from simkit.engine.bits import cttz, popcount
-from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.jitcache import announce, files, stamp_module
 from simkit.engine.rng import STREAM_DEAL, STREAM_SETUP, below, next_u64, stream_state
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ, parse_kind
 from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
@@ -202,3 +202,5 @@ def random_setups(seed: int, start: int, n: int, kind, deck="long", tout_share: 
 
 
 stamp_module(globals(), DEPENDENCIES)
+announce(deal_batch_kernel, "the dealer")
+announce(setups_kernel, "the random contracts' set-up")

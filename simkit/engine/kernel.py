@@ -35,7 +35,7 @@ from numba import njit
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_row, deck_cards, setup_one
 from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
-from simkit.engine.jitcache import files, jit, source_stamp, stamp_module
+from simkit.engine.jitcache import announce, files, jit, source_stamp, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
     P_HAND_SIZE,
@@ -344,3 +344,5 @@ def simulate_batch(seed, start, kind, tout_share, policy,
 
 
 stamp_module(globals(), DEPENDENCIES)
+announce(play_batch, "the random-play kernel (given deals)")
+announce(simulate_batch, "the random-play kernel")

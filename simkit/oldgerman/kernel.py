@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
-from simkit.engine.jitcache import files, jit, source_stamp, stamp_module
+from simkit.engine.jitcache import announce, files, jit, source_stamp, stamp_module
 from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 from simkit.engine.kernel import trick_step
 from simkit.engine.rng import STREAM_DEAL, STREAM_STRATEGY, below, stream_state
@@ -437,3 +437,5 @@ def play_parties(seed: int, first: int, n: int, head_strokes: int = 9, seats=("h
 
 
 stamp_module(globals(), DEPENDENCIES)
+announce(deals_kernel, "the old German game's kernel (deals)")
+announce(parties_kernel, "the old German game's kernel (parties)")

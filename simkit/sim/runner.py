@@ -384,9 +384,13 @@ def _import_player(opts: RunOptions, notice: bool = True) -> None:
     from simkit.engine import notices
 
     with nullcontext() if notice else notices.silenced():
-        if opts.game == "old-german":
-            with notices.compile_notice("the old German game's kernel"):
-                import simkit.oldgerman.kernel  # noqa: F401
+        if opts.game == "old-german":  # one deal or partie: compiles (or loads) the kernel the shards will use
+            from simkit.oldgerman.kernel import play_deals, play_parties
+
+            if opts.parties:
+                play_parties(opts.seed, 0, 1, opts.rules.head_strokes, seats=opts.seats)
+            else:
+                play_deals(opts.seed, 0, 1, seats=opts.seats)
             return
         import simkit.engine.game as game
 

@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import popcount
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import announce, source_stamp, stamp
 from simkit.cards import DECK_MASKS
 from simkit.rules.contracts import (
     FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, KINDS_WITH_SUIT, RUFSPIEL, SOLO, WENZ, Contract, paying_seats,
@@ -105,8 +105,9 @@ def _defender_scores_py(hands, kind, suit, deck, config, out):
 
 
 _DEPS = [Path(__file__).resolve()] + h.DEPENDENCIES  # and the heuristic's scores it inlines
-_kind_scores = stamp(njit(cache=True)(_kind_scores_py), source_stamp(_DEPS))
-_defender_scores = stamp(njit(cache=True)(_defender_scores_py), source_stamp(_DEPS))
+_kind_scores = announce(stamp(njit(cache=True)(_kind_scores_py), source_stamp(_DEPS)), "the value table's hand scores")
+_defender_scores = announce(stamp(njit(cache=True)(_defender_scores_py), source_stamp(_DEPS)),
+                            "the value table's defender scores")
 
 
 def _levels(won, schneider, schwarz) -> np.ndarray:
