@@ -189,6 +189,8 @@ def build_counts(rules=None, deals: int = DEFAULT_DEALS, seed: int = 0, *, worke
     counting = _counting_rules(rules)
     jobs = [(counting, int(seed), s, min(CHUNK, deals - s)) for s in range(0, deals, CHUNK)]
     t0 = time.perf_counter()
+    if workers > 1 and len(jobs) > 1:  # compile (or load) the kernels before forking: the workers inherit them
+        _chunk_counts(counting, int(seed), 0, 1)
     decl = dfd = None
     for (_, _, _, n), (a, b) in zip(jobs, map_jobs(_chunk_counts, jobs, workers)):
         decl = a if decl is None else decl + a
