@@ -6,10 +6,17 @@ deal ids (e.g. only the played deals of a batch) is regenerated directly, in par
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit, prange
 
 from simkit.engine.deal import _deck, deal_one, deck_cards
+from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
+from simkit.engine.jitcache import announce, stamp_module
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = [Path(__file__).resolve()] + _DEAL_DEPS
 
 _BLOCKS = 64
 
@@ -36,3 +43,7 @@ def seat_hands(seed: int, deal_ids, seats, deck="long") -> np.ndarray:
     if len(ids):
         _seat_hands(np.uint64(seed), ids, st, np.uint32(mask), np.int64(hs), out)
     return out
+
+
+stamp_module(globals(), DEPENDENCIES)
+announce(_seat_hands, "the report's hand regeneration")

@@ -450,10 +450,21 @@ def section_values(args) -> str:
     return run(args.quick, machine())
 
 
+def section_first_run(args) -> str:
+    """First run: cold compile per kernel and per command, make demo (and make test) in a fresh clone."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_first_run import markdown, run
+
+    res = run(test=args.first_run_test, skip_clone=args.quick)
+    body = markdown(res, machine())
+    print(body, flush=True)
+    return body
+
+
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
             "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory,
             "pimc": section_pimc, "evaluate": section_evaluate, "values": section_values,
-            "people": section_people}
+            "people": section_people, "first-run": section_first_run}
 
 
 def main(argv=None) -> None:
@@ -478,6 +489,8 @@ def main(argv=None) -> None:
                     help="analyze-memory: games replayed through the parent's loop (default 10^6; about 10 minutes)")
     ap.add_argument("--people-deals", type=int, default=500_000,
                     help="people: deals of each calibration run (default 500,000)")
+    ap.add_argument("--first-run-test", action="store_true",
+                    help="first-run: also time make test in a fresh clone (about 10 minutes more)")
     ap.add_argument("--dry-run", action="store_true", help="print only, do not update BENCHMARKS.md")
     args = ap.parse_args(argv)
     if args.quick:

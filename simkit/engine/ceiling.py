@@ -12,7 +12,12 @@ from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_one, deck_cards
+from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
+from simkit.engine.jitcache import announce, files, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("engine/ceiling") + _DEAL_DEPS
 
 
 @njit(cache=True)
@@ -81,3 +86,7 @@ def ceiling_play(seed: int, start: int, n: int, ruleset=None) -> np.ndarray:
     ceiling_kernel(np.uint64(seed), np.int64(start), np.int64(n), np.uint32(t.deck_mask), np.int64(t.hand_size),
                    t.strength, t.eff_suit, t.suit_mask, t.points, out)
     return out
+
+
+stamp_module(globals(), DEPENDENCIES)
+announce(ceiling_kernel, "the ceiling kernel")

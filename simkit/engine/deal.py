@@ -15,9 +15,13 @@ from numba import njit
 
 from simkit.cards import DECK_MASKS, HAND_SIZE
 from simkit.engine.bits import cttz, popcount
+from simkit.engine.jitcache import announce, files, stamp_module
 from simkit.engine.rng import STREAM_DEAL, STREAM_SETUP, below, next_u64, stream_state
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ, parse_kind
 from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("engine/deal", "engine/bits", "engine/rng", "rules/contracts", "rules/tables")
 
 # ------------------------------------------------------------------------------------------------ kernels
 
@@ -195,3 +199,8 @@ def random_setups(seed: int, start: int, n: int, kind, deck="long", tout_share: 
                   float(tout_share), tabs.suit_mask[0].copy(), hands, variants, called, touts, declarers, valid)
     return dict(hands=hands, variants=variants, called_suits=called, touts=touts, declarers=declarers,
                 doublings=np.zeros(n, np.int8), valid=valid)
+
+
+stamp_module(globals(), DEPENDENCIES)
+announce(deal_batch_kernel, "the dealer")
+announce(setups_kernel, "the random contracts' set-up")

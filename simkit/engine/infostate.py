@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from simkit.engine.jitcache import files, stamp_module
+from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     I_BIDS,
     I_DEAL,
@@ -41,6 +43,9 @@ from simkit.strategies.api import (
     PHASE_DOUBLE,
     PHASE_PLAY,
 )
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("engine/infostate") + _API_DEPS
 
 
 @njit(cache=True, inline="always")
@@ -135,3 +140,6 @@ def info_end_trick(info, t, winner, trick_points, searched_now):
     info[I_HISTORY_WINNER + t] = winner
     for s in range(4):
         info[I_TRICK + s] = -1
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -2,8 +2,12 @@
 structure that keeps cold compiles short (DEVELOPERS.md, "Numba cache and compile time").
 
 numba invalidates a cached function only when *its own* file changes, not when a function it inlines from another
-file does. A kernel that inlines code of other files gets, with :func:`stamp`, a cache stamp made of the hash of all
-of them, so a change anywhere recompiles it (simkit.engine.game, simkit.solver.jit, the strategies).
+file does, nor when a constant it reads from another module (frozen into its code) changes. So every cached kernel
+gets, with :func:`stamp` (:func:`stamp_module` for a whole module, :func:`jit`, :func:`cached`), a cache stamp made
+of the hash of every file it compiles in: each module lists them as ``DEPENDENCIES``, its own file and the
+``DEPENDENCIES`` of the modules whose kernels or constants it uses; a kernel called by symbol (:class:`Linked`)
+brings its callers all the files of its own stamp, since its symbol is named after it. tests/test_jitcache.py finds
+what each kernel compiles in from its code and fails when a stamp leaves a file out.
 
 Where a cold compile's time went, and what here avoids it:
 
@@ -26,14 +30,28 @@ from pathlib import Path
 
 from numba import njit
 
+_PKG = Path(__file__).resolve().parent.parent  # the simkit package
+
+#: every stamp made by :func:`source_stamp` and the files it hashes (tests/test_jitcache.py checks them against what
+#: each kernel compiles in)
+STAMPED: dict[bytes, tuple[Path, ...]] = {}
+
 
 def source_stamp(paths: Iterable[Path]) -> bytes:
     """The hash of the names and contents of ``paths`` (an absent file hashes as absent)."""
+    paths = tuple(Path(p).resolve() for p in paths)
     h = hashlib.sha256()
     for p in paths:
         h.update(p.name.encode())
         h.update(p.read_bytes() if p.is_file() else b"<absent>")
-    return h.digest()
+    digest = h.digest()
+    STAMPED[digest] = paths
+    return digest
+
+
+def files(*names: str) -> list[Path]:
+    """The source files of modules of this package named relative to it (``"engine/bits"``)."""
+    return [_PKG / f"{n}.py" for n in names]
 
 
 def stamp(dispatcher, source: bytes):
@@ -42,6 +60,47 @@ def stamp(dispatcher, source: bytes):
     if cache_file is not None and hasattr(cache_file, "_source_stamp"):
         cache_file._source_stamp = source
     return dispatcher
+
+
+def stamped_sources(dispatcher) -> tuple[Path, ...] | None:
+    """The files ``dispatcher``'s on-disk cache is keyed on: those of its stamp, its own file when it has none
+    (numba's own key), None when it is not cached."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is None:
+        return None
+    source = getattr(cache_file, "_source_stamp", None)
+    if isinstance(source, bytes) and source in STAMPED:
+        return STAMPED[source]
+    return (Path(dispatcher.py_func.__code__.co_filename).resolve(),)
+
+
+def cached(source: bytes, sig=None, **options):
+    """Decorator: ``njit(cache=True, **options)`` stamped with ``source``; with ``sig``, compiled for it at once
+    and for nothing else (as ``njit(sig)``, whose compile would come before the stamp)."""
+    def wrap(fn):
+        d = stamp(njit(cache=True, **options)(fn), source)
+        if sig is not None:
+            d.compile(sig)
+            d.disable_compile()
+        return d
+    return wrap
+
+
+def stamp_module(namespace: dict, paths: Iterable[Path]) -> bytes:
+    """Stamp every cached dispatcher defined in the module of ``namespace`` (its ``globals()``) with the files
+    ``paths``; call it at the end of the module, before anything there is compiled. Returns the stamp."""
+    from numba.core.dispatcher import Dispatcher
+
+    source = source_stamp(paths)
+    for name, d in list(namespace.items()):
+        if (isinstance(d, Dispatcher) and d.py_func.__module__ == namespace["__name__"]
+                and getattr(d._cache, "_cache_file", None) is not None):
+            if d._cache._cache_file._source_stamp == source:
+                continue
+            if d.overloads:
+                raise RuntimeError(f"{name} was compiled before its cache stamp was set")
+            stamp(d, source)
+    return source
 
 
 def unliteral(dispatcher):
@@ -78,6 +137,11 @@ class Linked:
         self._busy = False
         self.call = self._intrinsic(by_address=False)
         self.call_at = self._intrinsic(by_address=True)
+        # what a caller compiles in (tests/test_jitcache.py): by symbol, every file of the callee's stamp (the
+        # symbol's name is made from it); by address, the callee's signature (its own file)
+        own = Path(dispatcher.py_func.__code__.co_filename).resolve()
+        self.call.compiled_in = (stamped_sources(dispatcher) or (own,)) + (Path(__file__).resolve(),)
+        self.call_at.compiled_in = (own, Path(__file__).resolve())
 
     @property
     def address(self) -> int:
@@ -174,13 +238,28 @@ def jit(source: bytes, sig=None, *, helper: bool = False, what: str | None = Non
     return wrap
 
 
+def helper_copy(dispatcher, source: bytes, tag: str, **options):
+    """The Python function of ``dispatcher`` (an ``inline="always"`` helper of another module) compiled once more as
+    a :func:`jit` ``helper`` (compiled once, inlined by LLVM) for the callers of one module, ``tag``, with the cache
+    stamp ``source``. It is a copy of the function named ``<name>__<tag>``: numba keys the on-disk cache on the
+    function's module, name and line, not on its options, so the copy keeps an entry of its own."""
+    import types as pytypes
+
+    fn = dispatcher.py_func
+    copy = pytypes.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}__{tag}"
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return jit(source, helper=True, **options)(copy)
+
+
 def announce(dispatcher, what: str):
-    """Say on stderr when ``dispatcher`` compiles (simkit.warmup.compile_notice: only when it takes over a second,
+    """Say on stderr when ``dispatcher`` compiles (simkit.engine.notices.compile_notice: only when it takes over a second,
     not for a load from the cache; nothing when it compiles as the callee of an announced kernel)."""
     compile_ = dispatcher.compile
 
     def compile(sig):
-        from simkit.warmup import compile_notice
+        from simkit.engine.notices import compile_notice
 
         if (tuple(sig.args) if hasattr(sig, "args") else tuple(sig)) in dispatcher.overloads:
             return compile_(sig)

@@ -34,6 +34,8 @@ from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.deal import deal_row, deck_cards, setup_one
+from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
+from simkit.engine.jitcache import announce, files, jit, source_stamp, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
     P_HAND_SIZE,
@@ -45,6 +47,9 @@ from simkit.rules.tables import (
     P_TOUT_MULT_LAUF,
     TRUMP,
 )
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("engine/kernel") + _DEAL_DEPS
 
 POLICY_RANDOM = 0
 POLICY_LOWEST = 1  # the lowest card index among the legal cards (deterministic; handy in tests)
@@ -171,7 +176,7 @@ def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner
     return won, schneider, schwarz, price, p0, p1, p2, p3
 
 
-@njit(cache=True, inline="always")
+@jit(source_stamp(DEPENDENCIES), helper=True)  # compiled once for both batch kernels, inlined by LLVM
 def play_deal(h0, h1, h2, h3, v, called, tout, declarer, dbl, policy, rng,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
               hw, trick, trace_legal, trace_played, row):
@@ -292,8 +297,8 @@ def play_batch(hands, variants, called_suits, touts, declarers, doublings, polic
             continue
         rng = stream_state(seed, start + i, STREAM_PLAY)
         c = called_suits[i] if variants[i] == 0 else -1
-        r = play_deal(hands[i, 0], hands[i, 1], hands[i, 2], hands[i, 3], np.int64(variants[i]), np.int64(c),
-                      touts[i], np.int64(d), np.int64(doublings[i]), policy, rng,
+        r = play_deal(np.int64(hands[i, 0]), np.int64(hands[i, 1]), np.int64(hands[i, 2]), np.int64(hands[i, 3]),
+                      np.int64(variants[i]), np.int64(c), touts[i], np.int64(d), np.int64(doublings[i]), policy, rng,
                       strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
                       hw, trick, trace_legal, trace_played, i)
         _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
@@ -330,8 +335,14 @@ def simulate_batch(seed, start, kind, tout_share, policy,
                    schneider, schwarz, won, price, payouts)
             continue
         rng = stream_state(seed, idx, STREAM_PLAY)
-        r = play_deal(h0, h1, h2, h3, np.int64(v), np.int64(c), t, np.int64(d), np.int64(0), policy, rng,
+        r = play_deal(np.int64(h0), np.int64(h1), np.int64(h2), np.int64(h3), np.int64(v), np.int64(c), t,
+                      np.int64(d), np.int64(0), policy, rng,
                       strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params,
                       hw, trick, no_trace_l, no_trace_p, i)
         _store(i, r, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
                schneider, schwarz, won, price, payouts)
+
+
+stamp_module(globals(), DEPENDENCIES)
+announce(play_batch, "the random-play kernel (given deals)")
+announce(simulate_batch, "the random-play kernel")

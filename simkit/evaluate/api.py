@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import announce, source_stamp, stamp
 from simkit.engine.rng import STREAM_DEAL, below, stream_state
 from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
 from simkit.stats import mean_interval_of, wilson
@@ -80,8 +80,8 @@ def _sample_py(seed, start, n, rest, hand, seat, hand_size, out):
 
 
 # keyed on this file and the RNG it inlines (simkit.engine.jitcache), so a change of either recompiles it
-_sample_kernel = stamp(njit(cache=True)(_sample_py), source_stamp(
-    [Path(__file__).resolve(), Path(__file__).resolve().parent.parent / "engine" / "rng.py"]))
+_sample_kernel = announce(stamp(njit(cache=True)(_sample_py), source_stamp(
+    [Path(__file__).resolve(), Path(__file__).resolve().parent.parent / "engine" / "rng.py"])), "evaluate's dealer")
 
 
 def sample_deals(hand, seat: int, start: int, n: int, rules=None, seed: int = 0) -> np.ndarray:
@@ -294,8 +294,8 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
         floor = 1 if play == PLAY_DD else 1_000
         chunk = max(floor, min(chunk, -(-n // workers)))
     jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
-    if play != PLAY_DD and workers > 1 and len(jobs) > 1:
-        _play_chunk(seed, 0, 1, rules, mask, seat, options, play)  # load the kernels before forking
+    if workers > 1 and len(jobs) > 1:  # load (or compile) the kernels before forking: the workers inherit them
+        _play_chunk(seed, 0, 1, rules, mask, seat, options, play)
     from simkit.parallel import map_jobs
 
     parts = []

@@ -16,6 +16,10 @@ from __future__ import annotations
 from numba import njit
 
 from simkit.engine.bits import cttz
+from simkit.engine.jitcache import files, stamp_module
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("oldgerman/heuristic", "engine/bits")
 
 TRUMP = 4
 
@@ -121,3 +125,6 @@ def heuristic_card(legal, hand, seat, played, trick, n_in_trick, leader, declari
     if winners != 0:
         return _weakest(winners, strength)
     return _cheapest(legal, strength, points)
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -20,9 +20,15 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.jitcache import announce, files, jit, source_stamp, stamp_module
+from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 from simkit.engine.kernel import trick_step
 from simkit.engine.rng import STREAM_DEAL, STREAM_STRATEGY, below, stream_state
+from simkit.oldgerman.heuristic import DEPENDENCIES as _HEURISTIC_DEPS
 from simkit.oldgerman.heuristic import heuristic_card
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("oldgerman/kernel", "engine/rng") + _HEURISTIC_DEPS + _KERNEL_DEPS
 
 POLICY_RANDOM = 0
 POLICY_HEURISTIC = 1
@@ -167,7 +173,7 @@ def score_deal(dp, dt, team, forced, follow_up_of):
     return won, False, double, False, -1, 0, n
 
 
-@njit(cache=True, inline="always")
+@jit(source_stamp(DEPENDENCIES), helper=True)  # compiled once for both kernels, inlined by LLVM
 def play_one(dealt, seed, index, forehand, follow_up_of, policies, strength, eff_suit, suit_mask, points,
              hw, trick, rngs, trace_legal, trace_played, trace_row):
     """Choose trumps, play and score one deal from the hands ``dealt`` (int64[4], left unchanged; ``hw`` is
@@ -428,3 +434,8 @@ def play_parties(seed: int, first: int, n: int, head_strokes: int = 9, seats=("h
     parties = {k: np.concatenate([x[k] for x in partie_parts]) for k in partie_parts[0]}
     deals["declaring_team"] = (deals["chooser"] & 1).astype(np.uint8)
     return deals, parties
+
+
+stamp_module(globals(), DEPENDENCIES)
+announce(deals_kernel, "the old German game's kernel (deals)")
+announce(parties_kernel, "the old German game's kernel (parties)")

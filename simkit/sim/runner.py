@@ -381,12 +381,16 @@ def _import_player(opts: RunOptions, notice: bool = True) -> None:
     stderr when it is being compiled (a fresh install's first run), unless ``notice`` is False."""
     from contextlib import nullcontext
 
-    from simkit import warmup
+    from simkit.engine import notices
 
-    with nullcontext() if notice else warmup.silenced():
-        if opts.game == "old-german":
-            with warmup.compile_notice("the old German game's kernel"):
-                import simkit.oldgerman.kernel  # noqa: F401
+    with nullcontext() if notice else notices.silenced():
+        if opts.game == "old-german":  # one deal or partie: compiles (or loads) the kernel the shards will use
+            from simkit.oldgerman.kernel import play_deals, play_parties
+
+            if opts.parties:
+                play_parties(opts.seed, 0, 1, opts.rules.head_strokes, seats=opts.seats)
+            else:
+                play_deals(opts.seed, 0, 1, seats=opts.seats)
             return
         import simkit.engine.game as game
 

@@ -332,7 +332,7 @@ def warm_up(*kernels: str, notice: bool = True) -> None:
     also compiles when first used."""
     from contextlib import nullcontext
 
-    from simkit import warmup
+    from simkit.engine import notices
     from simkit.cards import parse_card, parse_hands
     from simkit.rules.contracts import SOLO, Contract
 
@@ -344,7 +344,7 @@ def warm_up(*kernels: str, notice: bool = True) -> None:
                          "H8 H7 SA SZ SK S9 S8 S7"])
     opening = Position.opening(hands, Contract(SOLO, 2), 0)
     pos = opening.after(parse_card("EO"))  # a mid-trick position
-    with nullcontext() if notice else warmup.silenced():
+    with nullcontext() if notice else notices.silenced():
         ws = Workspace(table_bits=10)
         if "solve" in kernels:
             solve(pos, "win", workspace=ws)

@@ -45,9 +45,10 @@ def solve_rows(hands, variants, called, declarers, touts, run_min, objective, ch
         id_of = id_of_all[v]
         cs = called[i]
         ace_id = id_of[8 * cs + 7] if cs >= 0 else -1
-        init_position(to_rank_space(hands[i, 0], id_of), to_rank_space(hands[i, 1], id_of),
-                      to_rank_space(hands[i, 2], id_of), to_rank_space(hands[i, 3], id_of), cs, ace_id, d,
-                      run_min, v, tabs, masks, s, ctx)
+        # the hands as int64, as values.open_position passes them (one compile of to_rank_space)
+        init_position(to_rank_space(np.int64(hands[i, 0]), id_of), to_rank_space(np.int64(hands[i, 1]), id_of),
+                      to_rank_space(np.int64(hands[i, 2]), id_of), to_rank_space(np.int64(hands[i, 3]), id_of), cs,
+                      ace_id, d, run_min, v, tabs, masks, s, ctx)
         t = 1 if touts[i] else 0
         before = stats[ST_NODES]
         guess = 60 if objective == OBJ_POINTS else 0

@@ -12,15 +12,15 @@ from the kernels of values.py and bulk.py, which say so with ``needs=(SEARCH,)``
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from numba import njit
 
-from simkit.engine.jitcache import announce, requires, source_stamp, stamp, unliteral
+from simkit.engine.jitcache import announce, files, requires, source_stamp, stamp, unliteral
+from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
 
-_PKG = Path(__file__).resolve().parent.parent
-DEPENDENCIES = [_PKG / "engine" / f for f in ("bits.py", "kernel.py", "deal.py", "rng.py", "jitcache.py")] + [
-    _PKG / "solver" / f for f in ("jit.py", "prefetch.py", "search.py", "values.py", "bulk.py")]
+#: every file a solver kernel compiles in: the engine's legal-move and trick code (and the rule tables' constants
+#: it reads), jitcache's linking, and the solver's own files (a new one with kernels goes here)
+DEPENDENCIES = sorted(set(_KERNEL_DEPS + files("engine/jitcache", "solver/jit", "solver/prefetch", "solver/search",
+                                               "solver/values", "solver/bulk")))
 
 
 _STAMP = STAMP = source_stamp(DEPENDENCIES)

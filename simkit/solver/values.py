@@ -113,7 +113,7 @@ def open_position(h0, h1, h2, h3, plays, called, ace_id, declarer, run_min, ctx_
     for j in range(plays.shape[0]):
         if plays[j] < 0:
             break
-        apply_card(s, id_of_v[plays[j]], ctx, tabs)
+        apply_card(s, np.int8(id_of_v[plays[j]]), ctx, tabs)  # int8, as the search's moves: one compile
 
 
 @solver_jit(forceinline=True)
@@ -241,7 +241,7 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
         m &= m - 1
         for j in range(NS):
             s2[j] = s[j]
-        apply_card(s2, c, ctx, tabs)
+        apply_card(s2, np.int8(c), ctx, tabs)
         if objective == OBJ_POINTS or first:  # the first card: bisection from the caller's guess
             v = position_value(s2, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, g, ws)
         else:  # a level, walked from the card before's (cards of one hand mostly land on its level or next to it)
@@ -280,5 +280,5 @@ def line_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
             return i
         legal[i] = lm
         g = values[i, plays[i]]
-        apply_card(s, plays[i], ctx, tabs)
+        apply_card(s, np.int8(plays[i]), ctx, tabs)
     return plays.shape[0]

@@ -38,7 +38,11 @@ import numpy as np
 from numba import njit, types
 
 from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.jitcache import files, stamp_module
 from simkit.engine.rng import below, next_u64
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("strategies/api", "engine/bits", "engine/rng")
 
 # ------------------------------------------------------------------------------------------- signatures
 
@@ -157,3 +161,6 @@ __all__ = [
     "INFO_SIZE", "N_SCRATCH", "bid_code", "bid_kind", "bid_suit", "bid_tout", "decode_bid", "rng_u64", "rng_below",
     "random_card", "popcount", "cttz", "nth_bit",
 ] + [n for n in dir() if n.startswith("I_")]
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -26,9 +26,15 @@ from __future__ import annotations
 
 from numba import njit
 
+from simkit.engine.jitcache import files, stamp_module
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.people import model as _people
 from simkit.strategies import random_play as _random
+
+#: the files that :func:`call_bid` and :func:`call_double` compile in (the whole-deal kernel inlines them): the
+#: people model is called by address, so only its signatures (model.py) are compiled in
+DEPENDENCIES = sorted(set(files("strategies/dispatch", "strategies/people/model", "engine/jitcache")
+                          + _random.DEPENDENCIES + _heuristic.DEPENDENCIES))
 
 S_PLUGIN = -1
 S_RANDOM = 0
@@ -91,3 +97,7 @@ def call_play(sid, fns, hand, legal, seat, info, strength, eff_suit, params, con
     elif sid == S_PEOPLE:
         return _people.play(hand, legal, seat, info, strength, eff_suit, params, config)
     return fns[seat](hand, legal, seat, info, strength, eff_suit, params, config)
+
+
+# the on-disk cache is keyed on all of them (simkit.engine.jitcache); call_play calls the people model's play too
+stamp_module(globals(), sorted(set(DEPENDENCIES + _people.DEPENDENCIES)))

@@ -23,7 +23,7 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from simkit.engine.bits import cttz, msb as _msb, popcount
-from simkit.engine.jitcache import jit, source_stamp
+from simkit.engine.jitcache import jit, source_stamp, stamp_module
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
     I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind,
@@ -806,3 +806,6 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     best, winner, pts = trick_so_far(info, v, strength, eff_suit)
     return play_kernel(hand, legal, seat, data_ptr(info), data_ptr(strength), data_ptr(eff_suit), data_ptr(config),
                        deck, tm, out, best, winner, pts)
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -24,16 +24,16 @@ up; a world whose own solve needs more is left out; with no world solved the heu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from numba import njit, types
 
+from simkit.engine import kernel as _kernel
 from simkit.engine.bits import cttz
-from simkit.engine.jitcache import Linked, requires, source_stamp, stamp, unliteral
+from simkit.engine.jitcache import Linked, files, requires, source_stamp, stamp, stamp_module, unliteral
 from simkit.engine.kernel import laufende, score
 from simkit.rules.contracts import RUFSPIEL
 from simkit.rules.tables import P_RUN_AWAY_MIN
+from simkit.solver import jit as _solver_jit
 from simkit.solver.search import (
     ALL_FLAGS,
     C_FLAGS,
@@ -61,6 +61,7 @@ from simkit.strategies.api import (
     I_VARIANT,
     NOT_ASKED,
 )
+from simkit.strategies import worlds as _worlds
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
@@ -96,12 +97,11 @@ DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are s
 PW_TABS, PW_SUIT, PW_ID, PW_TT, PW_FR, PW_MOVES, PW_KEYS, PW_STATS = range(8)
 PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR = range(8, 18)
 
-_HERE = Path(__file__).resolve().parent
-_PKG = _HERE.parent
-# heuristic.py too: its config length places pimc's entries (C_WORLDS, ...), constants compiled into _decide
-DEPENDENCIES = [_HERE / f for f in ("pimc.py", "worlds.py", "api.py", "heuristic.py")] + [
-    _PKG / "engine" / f for f in ("kernel.py", "bits.py")] + [
-    _PKG / "solver" / f for f in ("search.py", "values.py", "bulk.py", "jit.py")]
+#: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
+#: heuristic too (its config length places pimc's entries, C_WORLDS, ..., constants compiled into decide), and every
+#: file of the solver's stamp, whose search it calls by a symbol named after that stamp
+DEPENDENCIES = sorted(set(files("strategies/pimc", "engine/jitcache") + _worlds.DEPENDENCIES
+                          + _heuristic.DEPENDENCIES + _kernel.DEPENDENCIES + _solver_jit.DEPENDENCIES))
 
 
 _STAMP = source_stamp(DEPENDENCIES)
@@ -374,3 +374,6 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
     return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config,
                       np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw))
+
+
+stamp_module(globals(), DEPENDENCIES)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simkit.engine.jitcache import cached, files, source_stamp, stamp_module
 from simkit.rules.contracts import GEIER, RUFSPIEL, WENZ
 from simkit.rules.tables import P_DECK_MASK, P_ENABLED, P_TOUT_ALLOWED, TRUMP
+from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
@@ -27,6 +29,10 @@ from simkit.strategies.api import (
     rng_below,
     rng_u64,
 )
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("strategies/random_play", "rules/contracts", "rules/tables") + _API_DEPS
+_STAMP = source_stamp(DEPENDENCIES)
 
 DESCRIPTION = "uniform over the legal cards; bids a random allowed contract with probability config[0]"
 CONFIG_NAMES = ("bid_probability", "double_probability", "tout_share")
@@ -51,7 +57,7 @@ def _callable(hand, suit, eff_suit, deck):
     return False
 
 
-@njit(BID_SIG, cache=True)
+@cached(_STAMP, BID_SIG)
 def bid(hand, seat, info, strength, eff_suit, params, config):
     p = config[0] if config.shape[0] > 0 else 0.1
     if _uniform(info) >= p:
@@ -102,13 +108,15 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
     return bid_code(kind, suit, tout)
 
 
-@njit(DOUBLE_SIG, cache=True)
+@cached(_STAMP, DOUBLE_SIG)
 def double(hand, seat, info, strength, eff_suit, params, config):
     p = config[1] if config.shape[0] > 1 else 0.0
     return 1 if _uniform(info) < p else 0
 
 
-@njit(PLAY_SIG, cache=True)
+@cached(_STAMP, PLAY_SIG)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     return random_card(legal, info)
 
+
+stamp_module(globals(), DEPENDENCIES)

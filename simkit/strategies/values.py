@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import popcount
-from simkit.engine.jitcache import source_stamp, stamp
+from simkit.engine.jitcache import announce, source_stamp, stamp
 from simkit.cards import DECK_MASKS
 from simkit.rules.contracts import (
     FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, KINDS_WITH_SUIT, RUFSPIEL, SOLO, WENZ, Contract, paying_seats,
@@ -104,9 +104,10 @@ def _defender_scores_py(hands, kind, suit, deck, config, out):
             out[i, s] = h._hand_score(np.int64(hands[i, s]), kind, suit, s, deck, config)
 
 
-_DEPS = [Path(__file__).resolve(), Path(h.__file__).resolve(), Path(h.__file__).resolve().parent / "api.py"]
-_kind_scores = stamp(njit(cache=True)(_kind_scores_py), source_stamp(_DEPS))
-_defender_scores = stamp(njit(cache=True)(_defender_scores_py), source_stamp(_DEPS))
+_DEPS = [Path(__file__).resolve()] + h.DEPENDENCIES  # and the heuristic's scores it inlines
+_kind_scores = announce(stamp(njit(cache=True)(_kind_scores_py), source_stamp(_DEPS)), "the value table's hand scores")
+_defender_scores = announce(stamp(njit(cache=True)(_defender_scores_py), source_stamp(_DEPS)),
+                            "the value table's defender scores")
 
 
 def _levels(won, schneider, schwarz) -> np.ndarray:
@@ -188,6 +189,8 @@ def build_counts(rules=None, deals: int = DEFAULT_DEALS, seed: int = 0, *, worke
     counting = _counting_rules(rules)
     jobs = [(counting, int(seed), s, min(CHUNK, deals - s)) for s in range(0, deals, CHUNK)]
     t0 = time.perf_counter()
+    if workers > 1 and len(jobs) > 1:  # compile (or load) the kernels before forking: the workers inherit them
+        _chunk_counts(counting, int(seed), 0, 1)
     decl = dfd = None
     for (_, _, _, n), (a, b) in zip(jobs, map_jobs(_chunk_counts, jobs, workers)):
         decl = a if decl is None else decl + a

@@ -32,8 +32,10 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.jitcache import files, stamp_module
 from simkit.rules.contracts import RUFSPIEL
 from simkit.rules.tables import P_DECK_MASK, P_RUN_AWAY_MIN
+from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     I_BIDS,
     I_DECLARER,
@@ -47,6 +49,9 @@ from simkit.strategies.api import (
     I_VARIANT,
     rng_u64,
 )
+
+#: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
+DEPENDENCIES = files("strategies/worlds", "rules/contracts", "rules/tables") + _API_DEPS
 
 MAX_CONS = 8  # cardinality constraints (at most: three bidders' Rufspiel suits, the declarer's, the runaway)
 # a constraint row: popcount((world[seat] | extra) & mask) >= need, checked only when world[seat] & cond != 0
@@ -339,3 +344,6 @@ def draw_world(hand, me, work, counts, binom, info, world):
         if satisfies(work, world):
             return tries
     return -1
+
+
+stamp_module(globals(), DEPENDENCIES)
