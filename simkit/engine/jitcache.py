@@ -13,9 +13,11 @@ Where a cold compile's time went, and what here avoids it:
 
 * numba's IR inlining (``inline="always"``) copies a helper's IR into every call site and types each copy again:
   the solver's search took 150 s of CPU for one compile. :func:`jit` with ``helper=True`` compiles a helper once
-  and lets LLVM inline it (``forceinline``): 15 s, and the search is as fast.
+  and lets LLVM inline it (``forceinline``): 15 s, and the search is as fast. :func:`helper_copy` does the same for
+  another module's ``inline="always"`` helper, for one module's callers (the game kernel's per-deal helpers).
 * numba compiles a callee once per distinct argument types, and a constant argument is a type of its own
-  (``Literal[int](0)``): :func:`unliteral` and :func:`only` keep one specialisation per kernel.
+  (``Literal[int](0)``): :func:`unliteral` and :func:`only` keep one specialisation per kernel; callers pass one
+  integer type (an int8 and an int64 card are two specialisations; tests/test_warmup.py checks it, cold).
 * numba links a callee's code into every caller and optimizes and generates it again there: :class:`Linked` calls a
   large kernel by symbol or by address instead (the solver's search from its ten callers, pimc and the people model
   from the whole-deal kernel, which thus neither contains them nor needs them compiled).
