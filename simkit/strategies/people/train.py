@@ -339,9 +339,8 @@ def expected_outcomes(b: BidData, W: np.ndarray, deals: np.ndarray) -> dict:
     p, _ = declaration_probabilities(b, W)
     in_deals = np.isin(b.deal[b.group], deals)
     by_kind = np.bincount(b.kind[in_deals], p[in_deals], M.N_KINDS) / len(deals)
-    p_pass, _, _ = seat_probabilities(b, W, np.arange(len(b.pass_ok)))
-    thrown = np.prod(p_pass.reshape(-1, 4), axis=1)[deals].mean()
-    return {"thrown_in": float(thrown), **{M_KIND_NAMES[k]: float(by_kind[k]) for k in range(M.N_KINDS)}}
+    return {"thrown_in": float(1.0 - by_kind.sum()),  # a deal not declared is thrown in
+            **{M_KIND_NAMES[k]: float(by_kind[k]) for k in range(M.N_KINDS)}}
 
 
 def observed_outcomes(b: BidData, deals: np.ndarray) -> dict:
@@ -356,6 +355,7 @@ def redealt_values(b: BidData, rows: np.ndarray, rules, seed: int) -> np.ndarray
     """The declarer's double-dummy card points of each row's declaration, with his own hand and the other three
     hands dealt at random from the cards he does not hold (one redeal a row): what the hand is worth with perfect
     play, on average over the hands he cannot see (averaged by the regression that uses it)."""
+    from simkit.cards import cards_of, mask_of
     from simkit.rules.contracts import Contract
     from simkit.solver.api import default_workspace, position_value
     from simkit.solver.position import Position
@@ -368,14 +368,13 @@ def redealt_values(b: BidData, rows: np.ndarray, rules, seed: int) -> np.ndarray
         g = b.group[r]
         seat = int(b.seat[g])
         own = int(b.hand[r])
-        rest = [c for h in b.deal_hands[b.deal[g]] for c in range(32) if (h >> c) & 1 and not (own >> c) & 1]
-        rest = rng.permutation(rest)
+        rest = rng.permutation([c for h in b.deal_hands[b.deal[g]] for c in cards_of(int(h) & ~own)])
         hands, j = [], 0
         for o in range(4):
             if o == seat:
                 hands.append(own)
             else:
-                hands.append(int(sum(1 << int(c) for c in rest[j:j + hs])))
+                hands.append(mask_of(int(c) for c in rest[j:j + hs]))
                 j += hs
         contract = Contract(int(b.kind[r]), int(b.suit[r]) if b.suit[r] >= 0 else None)
         out[i] = position_value(Position.opening(hands, contract, seat, rules), "points", workspace=ws)
