@@ -1,6 +1,6 @@
 """The bidding-by-value section of BENCHMARKS.md (scripts/bench.py values): what the tariff does to the bidding.
 
-* the value table's build time (the counts of simkit.strategies.values, all cores);
+* the value table's build time (the counts of simkit.strategies.value_table, all cores);
 * the contract mix, thrown-in share, declarer win rates and Kontra share with the heuristic at every seat, per
   ruleset, for the threshold bidder (``heuristic[bidding=0,doubling=0]``, the bidder before value tables), the
   default ``heuristic`` (by value) and ``selective``; a custom tariff where solos pay three times sauspiel's
@@ -45,19 +45,19 @@ def _mix(rules, spec: str, n: int) -> dict:
 def run(quick: bool, machine: str) -> str:
     from simkit.match.api import match
     from simkit.rules.ruleset import load_ruleset
-    from simkit.strategies import values
+    from simkit.strategies import value_table
 
     n_mix = 200_000 if quick else 1_000_000
     n_match = 40_000 if quick else 200_000
-    n_build = 200_000 if quick else values.DEFAULT_DEALS
+    n_build = 200_000 if quick else value_table.DEFAULT_DEALS
     t0 = time.perf_counter()
-    values.build_counts(load_ruleset("sauspiel"), n_build, seed=2026)
+    value_table.build_counts(load_ruleset("sauspiel"), n_build, seed=2026)
     build_long = time.perf_counter() - t0
     t0 = time.perf_counter()
-    values.build_counts(load_ruleset("sauspiel-short"), n_build, seed=2026)
+    value_table.build_counts(load_ruleset("sauspiel-short"), n_build, seed=2026)
     build_short = time.perf_counter() - t0
     lines = ["## Bidding by value: the contract mix under each tariff, and what it gains", "", f"Machine: {machine}.", "",
-             f"The value table's counts (simkit.strategies.values; `simkit values --build`): {n_build:,} deals, "
+             f"The value table's counts (simkit.strategies.value_table; `simkit values --build`): {n_build:,} deals, "
              f"every seat that may declare a kind declares it, forced, and the heuristic plays it out: "
              f"{build_long:.0f} s long deck, {build_short:.0f} s short deck on all cores.", "",
              f"Contract mix with the bidder at every seat, {n_mix:,} deals each (seed 7). Shares of all deals; in "

@@ -92,8 +92,8 @@ class Progress:
 
 def prepare_values(strategies, rules) -> None:
     """Build the heuristic's value table for ``rules`` now, with a note and a progress bar on stderr, when a
-    strategy needs it and it is neither shipped nor cached (simkit.strategies.values)."""
-    from simkit.strategies import resolve, values
+    strategy needs it and it is neither shipped nor cached (simkit.strategies.value_table)."""
+    from simkit.strategies import resolve, value_table
 
-    values.prepare([resolve(s) for s in strategies], rules, lambda n: Progress(n, "value table"),
+    value_table.prepare([resolve(s) for s in strategies], rules, lambda n: Progress(n, "value table"),
                    lambda text: print(f"simkit: {text}", file=sys.stderr))

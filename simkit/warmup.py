@@ -97,7 +97,7 @@ def _evaluate() -> None:
 
 def _values() -> None:
     from simkit.rules.ruleset import load_ruleset
-    from simkit.strategies.values import _chunk_counts
+    from simkit.strategies.value_table import _chunk_counts
 
     _chunk_counts(load_ruleset(), 1, 0, 40)
 

@@ -17,7 +17,8 @@ from simkit.cards import format_card
 from simkit.engine.game import play_games
 from simkit.rules import Contract, load_ruleset
 from simkit.solver import Position, PositionError, Workspace, position_value, solve, threshold
-from simkit.solver.api import solve_openings, solve_played
+from simkit.sim.openings import solve_openings
+from simkit.solver.api import solve_played
 
 from simkit_cli import REPO, read_parts, simkit as cli
 

@@ -1,4 +1,5 @@
-"""Bidding by value: the value table (simkit.strategies.values) and the heuristic's bids, Kontras and Res by it."""
+"""Bidding by value: the value table (simkit.strategies.values; its counts built by simkit.strategies.value_table)
+and the heuristic's bids, Kontras and Res by it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from simkit.rules.contracts import GEIER, RUFSPIEL, SOLO, WENZ
 from simkit.rules.ruleset import load_ruleset
 from simkit.strategies import heuristic as h
 from simkit.strategies import resolve
+from simkit.strategies import value_table as vt
 from simkit.strategies import values as v
 from simkit.strategies.api import I_BIDS, INFO_SIZE, NOT_ASKED, PASS, bid_code, decode_bid
 from simkit.rules.tables import build_tables
@@ -69,9 +71,9 @@ def test_isotonic_rows_are_non_decreasing_and_keep_the_weighted_mean():
 
 
 def test_counts_hold_every_declarer_that_may_declare_and_do_not_depend_on_workers(monkeypatch):
-    monkeypatch.setattr(v, "CHUNK", 100)
-    one = v.build_counts(SAUSPIEL, 300, seed=4, workers=1)
-    two = v.build_counts(SAUSPIEL, 300, seed=4, workers=2)
+    monkeypatch.setattr(vt, "CHUNK", 100)
+    one = vt.build_counts(SAUSPIEL, 300, seed=4, workers=1)
+    two = vt.build_counts(SAUSPIEL, 300, seed=4, workers=2)
     assert np.array_equal(one["declarer"], two["declarer"]) and np.array_equal(one["defender"], two["defender"])
     hands = deal_batch(4, 0, 300, "long")
     may_call = sum(any(can_call(int(x), s, "long") for s in (0, 1, 3)) for x in hands.ravel())
@@ -163,15 +165,17 @@ def test_kontra_by_value_follows_the_defender_table():
 
 def test_a_ruleset_without_shipped_counts_builds_them_once(tmp_path, monkeypatch):
     monkeypatch.setenv("SIMKIT_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(v, "ON_DEMAND_DEALS", 200)
+    monkeypatch.setattr(vt, "ON_DEMAND_DEALS", 200)
     rules = SAUSPIEL.replace(run_away_min=3)
     assert v.counts_path(rules) is None
     notes = []
-    v.prepare([resolve("heuristic")], rules, note=notes.append)
+    with pytest.raises(v.ValuesError, match="no value table for long-runaway3"):
+        play_games(1, 0, 50, rules)  # not built yet: binding says how to build it
+    vt.prepare([resolve("heuristic")], rules, note=notes.append)
     assert len(notes) == 1 and "long-runaway3" in notes[0]
     path = tmp_path / "values" / "long-runaway3.npz"
     assert v.counts_path(rules) == path and v.load_counts(path)["meta"]["deals"] == 200
-    v.prepare([resolve("heuristic")], rules, note=notes.append)  # found: nothing more
+    vt.prepare([resolve("heuristic")], rules, note=notes.append)  # found: nothing more
     assert len(notes) == 1
     assert len(play_games(1, 0, 50, rules)["kind"]) == 50
     path.write_bytes(b"not a table")

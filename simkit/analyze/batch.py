@@ -182,7 +182,7 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
     tables and ``report.html``. ``progress(k)`` is called with the number of input lines done. An ``out`` that
     already holds an analysis is refused unless ``force``."""
     from simkit.rules.ruleset import Ruleset, load_ruleset
-    from simkit.strategies import resolve
+    from simkit.strategies import resolve, value_table
 
     path = Path(path)
     if not path.is_file():
@@ -195,8 +195,8 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
         raise AnalyzeError("--backend dask needs --scheduler ADDRESS (or use --backend dask-local)")
     rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
     strategies = tuple(dict.fromkeys(strategies))
-    for s in strategies:
-        resolve(s)  # an unknown strategy is a clear error before any work
+    # an unknown strategy is a clear error before any work; the value table, once, before the workers start
+    value_table.prepare([resolve(s) for s in strategies], rules)
     opts = AnalyzeOptions(rules, objective, strategies)
     out = Path(out) if out else Path("analysis") / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     if out.exists() and not out.is_dir():

@@ -88,7 +88,6 @@ from simkit.rules.tables import (
     V_WENZ,
 )
 from simkit.strategies import dispatch
-from simkit.strategies import pimc as _pimc
 from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     BID_SIG,
@@ -102,13 +101,16 @@ from simkit.strategies.api import (
     PLAY_SIG,
     random_card,
 )
+from simkit.strategies.natives import DEPENDENCIES as _NATIVES_DEPS
+from simkit.strategies.natives import N_DECIDE, N_NATIVES, N_PEOPLE_PLAY, WORKSPACE_TYPE, decide_at, empty_workspace
 
 # numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies' dispatch,
 # random play, the heuristic's entries and the shared engine code, so the stamp is made of all of them (a change
-# anywhere recompiles). pimc and the people model are called by address (jitcache.Linked): only their signatures
-# (pimc.py, people/model.py) are compiled into the kernel, not the solver or the model.
-DEPENDENCIES = sorted(set(files("engine/game", "engine/jitcache", "strategies/pimc") + _KERNEL_DEPS + _INFO_DEPS
-                          + _API_DEPS + dispatch.DEPENDENCIES))
+# anywhere recompiles). pimc and the people model are called by the addresses the seats' strategies bring
+# (simkit.strategies.natives): only their signatures (natives.py, people/model.py) are compiled into the kernel,
+# not the solver or the model, and the kernel does not import pimc.
+DEPENDENCIES = sorted(set(files("engine/game", "engine/jitcache") + _KERNEL_DEPS + _INFO_DEPS + _API_DEPS
+                          + _NATIVES_DEPS + dispatch.DEPENDENCIES))
 _STAMP = source_stamp(DEPENDENCIES)
 
 # The helpers the kernel calls once a deal (dealing, the bids and doublings through the strategies' dispatch, the
@@ -140,7 +142,7 @@ _clear_row = _helper(_clear)
 
 _h_play = dispatch._h_play_kernel
 _p_play_at = dispatch._p_play_at
-_call_decide = _pimc.DECIDE.call_at  # pimc's decide, by the address the caller passes (natives)
+_call_decide = decide_at  # a seat's decision entry (pimc's decide), by the address its strategy brings (natives)
 _h_trump_mask = dispatch._h_trump_mask
 _data_ptr = dispatch._data_ptr
 
@@ -228,17 +230,18 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
-              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, pimc_ws,
+              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, decide_ws,
               work_f, natives):
     """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
     (rows before it are complete; ``err`` describes the error).
 
     The kernel allocates nothing (the caller passes ``cards`` = deck_cards of the deck and the work arrays
     ``work`` int8[32], ``hw`` int64[4], ``info`` int64[INFO_SIZE], ``rngs`` int64[4], ``scratch``
-    int64[4, N_SCRATCH], ``pimc_ws``, the pimc seats' workspace of simkit.strategies.pimc, and ``work_f``
-    float64[WORK_F_SIZE], the people model's feature buffer; ``natives`` int64[dispatch.N_NATIVES], the
-    addresses of the compiled kernels it calls by address, pimc's decide and the people model's bid and play, 0
-    where no seat plays them: see :func:`_natives`), so it is compiled
+    int64[4, N_SCRATCH], ``decide_ws``, the workspace of simkit.strategies.natives.WORKSPACE_TYPE that a seat's
+    strategy brings for its decision entry (pimc's), and ``work_f`` float64[WORK_F_SIZE], the people model's
+    feature buffer; ``natives`` int64[N_NATIVES], the addresses of the compiled kernels it calls by address
+    (slots of simkit.strategies.natives: pimc's decide and the people model's bid and play), 0 where no seat
+    brings them: see :func:`_natives`), so it is compiled
     without reference counting (``_nrt=False``): numba's atomic incref/decref of every array passed to a strategy
     took about a third of a heuristic deal's time."""
     n = hands.shape[0]
@@ -431,7 +434,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
                     else:  # the people model (the heuristic's card is one of its features)
-                        c = _p_play_at(natives[dispatch.N_PEOPLE_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
+                        c = _p_play_at(natives[N_PEOPLE_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
                                        _data_ptr(configs[seat]), configs.shape[1], deck, htm, deck & ~played & ~hand,
                                        best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
                 elif sid == dispatch.S_PIMC:
@@ -440,9 +443,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     else:  # the heuristic's card is pimc's tie-break
                         hc = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                      htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        c = _call_decide(natives[dispatch.N_PIMC_DECIDE], hand, legal, seat, info, strength, eff_suit, params,
+                        c = _call_decide(natives[N_DECIDE], hand, legal, seat, info, strength, eff_suit, params,
                                          configs[seat], hc, suit_mask, lorder, n_trumps, lauf_min, base_price, points,
-                                         pimc_ws)
+                                         decide_ws)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)
@@ -507,7 +510,7 @@ KERNEL_SIG = types.int64(
     _arr(_U8, 1), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1),
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
     _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
-    _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), _pimc.WORKSPACE_TYPE,
+    _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), WORKSPACE_TYPE,
     _arr(types.float64, 1), _arr(_I64, 1),
 )
 
@@ -651,7 +654,7 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
                             tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),
                             np.zeros(4, np.int64), np.zeros(INFO_SIZE, np.int64), np.zeros(4, np.int64),
-                            np.zeros((4, N_SCRATCH), np.int64), _pimc_workspace(strategies, t),
+                            np.zeros((4, N_SCRATCH), np.int64), _workspace(strategies, t),
                             np.zeros(dispatch.WORK_F_SIZE, np.float64), _natives(strategies))
     if done < n:
         raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
@@ -673,25 +676,24 @@ def prepare(strategies=("heuristic",)) -> None:
 
 
 def _natives(strategies) -> np.ndarray:
-    """The kernel's ``natives``: the addresses of pimc's decide and the people model's kernels, each compiled (or
-    loaded from the cache) only when a seat plays that strategy; 0 otherwise (never called then)."""
-    from simkit.strategies.people import model as people
-
-    out = np.zeros(dispatch.N_NATIVES, np.int64)
-    ids = {s.builtin_id for s in strategies}
-    if dispatch.S_PIMC in ids:
-        out[dispatch.N_PIMC_DECIDE] = _pimc.DECIDE.address
-    if dispatch.S_PEOPLE in ids:
-        out[dispatch.N_PEOPLE_BID] = people.BID_KERNEL.address
-        out[dispatch.N_PEOPLE_PLAY] = people.PLAY_KERNEL.address
+    """The kernel's ``natives``: at each slot (simkit.strategies.natives) the address that a seat's strategy
+    brings (:meth:`simkit.strategies.Strategy.natives`: pimc's decide, the people model's bid and play), each
+    compiled (or loaded from the cache) only when a seat plays that strategy; 0 otherwise (never called then)."""
+    out = np.zeros(N_NATIVES, np.int64)
+    for s in strategies:
+        for slot, address in s.natives().items():
+            out[slot] = address
     return out
 
 
-def _pimc_workspace(strategies, rule_tables) -> tuple:
-    """pimc seats' workspace (simkit.strategies.pimc), an empty one of the same types when there is none."""
-    if any(s.builtin_id == dispatch.S_PIMC for s in strategies):
-        return _pimc.workspace(rule_tables)
-    return _pimc.empty_workspace()
+def _workspace(strategies, rule_tables) -> tuple:
+    """The workspace of the seats' decision entry: the first seat strategy's that brings one (pimc: the solver's
+    table and the sampler's arrays; the seats of one call share it), an empty one of the same types if none."""
+    for s in strategies:
+        ws = s.workspace(rule_tables)
+        if ws is not None:
+            return ws
+    return empty_workspace()
 
 
 def _given_hands(hands, n: int, t) -> np.ndarray:

@@ -138,12 +138,11 @@ class Linked:
         self._address = 0
         self._busy = False
         self.call = self._intrinsic(by_address=False)
-        self.call_at = self._intrinsic(by_address=True)
         # what a caller compiles in (tests/test_jitcache.py): by symbol, every file of the callee's stamp (the
         # symbol's name is made from it); by address, the callee's signature (its own file)
         own = Path(dispatcher.py_func.__code__.co_filename).resolve()
+        self.call_at = call_at(sig, name, own)
         self.call.compiled_in = (stamped_sources(dispatcher) or (own,)) + (Path(__file__).resolve(),)
-        self.call_at.compiled_in = (own, Path(__file__).resolve())
 
     @property
     def address(self) -> int:
@@ -171,34 +170,48 @@ class Linked:
             self._busy = False
 
     def _intrinsic(self, by_address: bool):
-        from numba import types
-        from numba.core import cgutils
-        from numba.extending import intrinsic
+        return _call_intrinsic(self.sig, self.name, by_address, self)
 
-        this = self
-        sig = types.int64(types.int64, *self.sig.args).replace(return_type=self.sig.return_type) if by_address \
-            else self.sig
 
-        def codegen(context, builder, signature, args):
-            argtys = signature.args[1:] if by_address else signature.args
-            fnty = context.call_conv.get_function_type(signature.return_type, argtys)
-            if by_address:
-                fn = builder.inttoptr(args[0], fnty.as_pointer())
-                args = args[1:]
-            else:
-                this.ensure()
-                fn = cgutils.get_or_insert_function(builder.module, fnty, this.name)
-            status, res = context.call_conv.call_function(builder, fn, signature.return_type, argtys, args)
-            with cgutils.if_unlikely(builder, status.is_error):
-                context.call_conv.return_status_propagate(builder, status)
-            return res
+def call_at(sig, name: str, defined_in: Path):
+    """An intrinsic ``call_at(address, *args)`` for jitted code: a call of the compiled kernel of signature ``sig``
+    at ``address`` (a run-time argument; 0 must never be called). The caller compiles in only the signature:
+    ``defined_in`` is the file that declares it (tests/test_jitcache.py reads ``compiled_in``). :class:`Linked`
+    makes one for its kernel; a caller that is handed the addresses of kernels it does not know (the whole-deal
+    kernel and a strategy's native entries, simkit.strategies.natives) makes one for the signature alone."""
+    fn = _call_intrinsic(sig, name, True, None)
+    fn.compiled_in = (Path(defined_in).resolve(), Path(__file__).resolve())
+    return fn
 
-        params = ", ".join(f"a{i}" for i in range(len(sig.args)))
-        ns = {"_sig": sig, "_codegen": codegen}
-        exec(f"def typer(typingctx, {params}):\n    return _sig, _codegen\n", ns)
-        typer = ns["typer"]
-        typer.__name__ = f"{'call_at' if by_address else 'call'}_{self.name}"
-        return intrinsic(typer)
+
+def _call_intrinsic(callee_sig, name: str, by_address: bool, linked):
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    sig = types.int64(types.int64, *callee_sig.args).replace(return_type=callee_sig.return_type) if by_address \
+        else callee_sig
+
+    def codegen(context, builder, signature, args):
+        argtys = signature.args[1:] if by_address else signature.args
+        fnty = context.call_conv.get_function_type(signature.return_type, argtys)
+        if by_address:
+            fn = builder.inttoptr(args[0], fnty.as_pointer())
+            args = args[1:]
+        else:
+            linked.ensure()
+            fn = cgutils.get_or_insert_function(builder.module, fnty, linked.name)
+        status, res = context.call_conv.call_function(builder, fn, signature.return_type, argtys, args)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return res
+
+    params = ", ".join(f"a{i}" for i in range(len(sig.args)))
+    ns = {"_sig": sig, "_codegen": codegen}
+    exec(f"def typer(typingctx, {params}):\n    return _sig, _codegen\n", ns)
+    typer = ns["typer"]
+    typer.__name__ = f"{'call_at' if by_address else 'call'}_{name}"
+    return intrinsic(typer)
 
 
 def requires(dispatcher, needs):

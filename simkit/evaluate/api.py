@@ -282,9 +282,9 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     options = [Option(_label(c), c) for c in declarations(mask, rules)] + [Option("pass", None)]
     chunk = CHUNK_DD if play == PLAY_DD else CHUNK
     if play != PLAY_DD:
-        from simkit.strategies import seat_strategies, values
+        from simkit.strategies import seat_strategies, value_table
 
-        values.prepare(seat_strategies(play), rules)  # the value table, once, before the workers start
+        value_table.prepare(seat_strategies(play), rules)  # the value table, once, before the workers start
     if workers is None:  # all cores, unless the work is so small that starting the processes costs more
         small = play != PLAY_DD and n * len(options) < PARALLEL_MIN_GAMES
         workers = 1 if small else os.cpu_count() or 1

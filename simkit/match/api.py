@@ -166,9 +166,9 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
         raise MatchError("a match needs at least two strategies")
     if len(set(names)) < len(names):
         raise MatchError("a strategy appears twice; name each once")
-    from simkit.strategies import values
+    from simkit.strategies import value_table
 
-    values.prepare([resolve(s) for s in names], rules)  # an unknown strategy is a clear error before any work
+    value_table.prepare([resolve(s) for s in names], rules)  # an unknown strategy is a clear error before any work
     if deals < 1:
         raise MatchError("--deals must be at least 1")
     workers = max(1, workers or os.cpu_count() or 1)

@@ -339,9 +339,9 @@ def _check_strategies(opts: RunOptions) -> None:
         from simkit.oldgerman.kernel import policy_ids
         policy_ids(opts.seats)  # random or heuristic card play only
         return
-    from simkit.strategies import resolve, values
+    from simkit.strategies import resolve, value_table
     strategies = [resolve(name) for name in opts.seats]  # raises a clear error for an unknown strategy
-    values.prepare(strategies, opts.rules)  # the value table, once, before the workers start
+    value_table.prepare(strategies, opts.rules)  # the value table, once, before the workers start
     for s in strategies:  # what a strategy learned for the rules (cached): missing weights fail before any write
         s.config_for(opts.rules)
 

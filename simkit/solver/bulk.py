@@ -1,4 +1,4 @@
-"""Opening positions of many deals in one kernel call (``solve_openings``, ``simkit run --dd``).
+"""Opening positions of many deals in one kernel call (``simkit.sim.openings.solve_openings``, ``simkit run --dd``).
 
 ``solve_rows`` takes the columns of played deals (hands, contract variant, called suit, declarer, Tout) and, per
 row, rebuilds the opening position in rank space and solves it: the position's value, or every legal card's value

@@ -13,10 +13,12 @@ The interface itself is documented in :mod:`simkit.strategies.api` and ``docs/st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
+
+from simkit.strategies.plugins import ENTRY_POINT_GROUP
+from simkit.strategies.strategy import Strategy, StrategyError
 
 DEFAULT_STRATEGY = "heuristic"
 BUILTIN_NAMES = ("heuristic", "random", "pimc", "selective", "people")
@@ -26,84 +28,6 @@ ALIASES = {
                   "the heuristic bidding as selectively as people in online rooms (about a quarter of the deals "
                   "thrown in): it declares only what is expected to win more than half its stake"),
 }
-ENTRY_POINT_GROUP = "simkit.strategies"
-
-
-class StrategyError(Exception):
-    """A strategy that cannot be loaded or that made an impossible choice (``str(e)`` is one line)."""
-
-    def __init__(self, message: str, *, strategy: str | None = None, seat: int | None = None,
-                 deal: int | None = None, decision: str | None = None, value: int | None = None):
-        super().__init__(message)
-        self.strategy, self.seat, self.deal, self.decision, self.value = strategy, seat, deal, decision, value
-
-    @classmethod
-    def from_kernel(cls, err, strategies, rules, row: dict) -> StrategyError:
-        """The error the whole-deal kernel reported in ``err`` (see simkit.engine.game), as a one-line message."""
-        from simkit.cards import format_card
-        from simkit.reference import contract_from_row, declaration_error, describe_bid, player_sort_order
-
-        deal, seat, decision, value, trick, legal, hand = (int(x) for x in err)
-        name = strategies[seat].name
-        who = f"strategy '{name}' (seat {seat})"
-        if decision == 0:
-            why = declaration_error(hand, value, rules) or "not a valid declaration"
-            msg = f"{who} declared {describe_bid(value)} in deal {deal}: {why}"
-            kind = "bid"
-        elif decision == 1:
-            q = "Re" if trick == 1 else "Kontra"
-            msg = f"{who} answered {value} when asked for {q} in deal {deal}: double() must return 0 or 1"
-            kind = "double"
-        else:
-            from simkit.cards import cards_of
-
-            contract = contract_from_row(int(row["kind"]), int(row["suit"]), bool(row["tout"]))
-            order = player_sort_order(contract, rules.deck)
-            legal_s = " ".join(format_card(c) for c in sorted(cards_of(legal), key=order.index))
-            card_s = format_card(value) if 0 <= value < 32 else f"card {value}"
-            what = "not a legal card" if 0 <= value < 32 and hand >> value & 1 else "a card it does not hold"
-            msg = f"{who} played {card_s} in deal {deal}, trick {trick + 1}, {what} (legal: {legal_s})"
-            kind = "play"
-        return cls(msg, strategy=name, seat=seat, deal=deal, decision=kind, value=value)
-
-
-@dataclass(frozen=True, eq=False)
-class Strategy:
-    """What sits at a seat. ``builtin_id`` >= 0 for a built-in (integer dispatch in the kernel), -1 for a plug-in
-    whose ``bid``/``double``/``play`` are njit functions compiled with the api signatures."""
-
-    name: str
-    description: str
-    bid: Any
-    double: Any
-    play: Any
-    config: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    builtin_id: int = -1
-    config_names: tuple[str, ...] = ()
-    uses_scratch: bool = True  # the kernel keeps info[I_SCRATCH:] per seat (False only for built-ins saying so)
-    slow: bool = False  # milliseconds a deal (pimc): runs cut the deals into small shards
-    bind: Any = None  # bind(config, ruleset) -> the config a run passes (the heuristic's value table)
-
-    def fn(self, j: int):
-        """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""
-        if self.builtin_id >= 0:
-            from simkit.strategies.dispatch import FILLER
-
-            return FILLER[j]
-        return (self.bid, self.double, self.play)[j]
-
-    def config_for(self, rules) -> np.ndarray:
-        """The config as a run under ``rules`` passes it to the kernel (with what it learned for the ruleset)."""
-        return self.bind(self.config, rules) if self.bind is not None else self.config
-
-    def with_config(self, config) -> Strategy:
-        """A copy with another configuration (float array; missing trailing values keep their defaults)."""
-        new = np.array(self.config, np.float64, copy=True)
-        c = np.asarray(config, np.float64).ravel()
-        if len(c) > len(new):
-            new = np.concatenate([new, np.zeros(len(c) - len(new))])
-        new[: len(c)] = c
-        return replace(self, config=new)
 
 
 def _builtin(name: str) -> Strategy:
@@ -113,11 +37,13 @@ def _builtin(name: str) -> Strategy:
     mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC),
                 "pimc": (pimc, dispatch.S_PIMC), "people": (people, dispatch.S_PEOPLE)}[name]
     bind = {heuristic: values.bind, pimc: values.bind, people: people_weights.bind}.get(mod)
+    # what the kernel calls by address for it, and the workspace it brings: (native entries, workspace)
+    natives = {pimc: (pimc.natives, pimc.workspace), people: (people.natives, None)}.get(mod, (None, None))
     desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
                     tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
-                    bool(getattr(mod, "SLOW", False)), bind)
+                    bool(getattr(mod, "SLOW", False)), bind, *natives)
 
 
 def available() -> dict[str, str]:

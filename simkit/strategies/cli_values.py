@@ -1,4 +1,5 @@
-"""``simkit values``: show or build the heuristic's value table (simkit.strategies.values; registered in simkit.cli)."""
+"""``simkit values``: show or build the heuristic's value table (simkit.strategies.values, value_table; registered in
+simkit.cli)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         """
         from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
-        from simkit.strategies import values
+        from simkit.strategies import value_table, values
 
         rules = _bavarian(load_ruleset(rules_spec))
         if build:
@@ -43,7 +44,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
                 raise UserError(f"--out must name a .npz file, not {out}")
             target = out or values.cache_dir() / f"{values.play_key(rules)}.npz"
             with progress_bar(n, "value table") as advance:
-                counts = values.build_counts(rules, n, seed, workers=workers, progress=advance)
+                counts = value_table.build_counts(rules, n, seed, workers=workers, progress=advance)
             values.save_counts(counts, target)
             values.tables.cache_clear()
             print(f"simkit: counted {n:,} deals in {counts['meta']['seconds']:.0f} s -> {target}", file=sys.stderr)
@@ -54,7 +55,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             path = values.counts_path(rules)
             if path is None:
                 raise UserError(f"no value table for {values.play_key(rules)} yet: build it with `simkit values "
-                                f"--build --rules ...` (runs build it on first use)")
+                                f"--build --rules ...` (runs build it before they start)")
             counts = values.load_counts(path)
         rows = values.summary(rules, counts)
         if as_json:

@@ -14,12 +14,14 @@ there a heuristic seat with one legal card gets it without a call (what ``heuris
 arguments, measured 1.1-1.3x faster whole deals).
 
 :data:`S_PIMC` bids and doubles through the heuristic's entries (its config starts with the heuristic's); its play
-needs the solver's workspace, which only the kernel's card loop passes (``simkit.strategies.pimc.decide``), so
-:func:`call_play` does not serve it (outside the kernel, ``pimc.play`` keeps a workspace per process).
+is the decision entry of simkit.strategies.natives, which the kernel's card loop calls by the address and with the
+workspace that the seat's strategy brings (pimc's decide over the solver), so :func:`call_play` does not serve it
+(outside the kernel, ``pimc.play`` keeps a workspace per process).
 
 Adding a built-in strategy: a module with ``bid``/``double``/``play`` of the api signatures, a new id here, one
 ``elif`` per decision below (and in the play chain of simkit.engine.game), and entries in ``BUILTIN_NAMES`` and
-``_builtin`` of simkit.strategies.
+``_builtin`` of simkit.strategies (with the native entries and workspace it brings, if the kernel calls it by
+address: simkit.strategies.natives).
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ from simkit.engine.jitcache import files, stamp_module
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.people import model as _people
 from simkit.strategies import random_play as _random
+from simkit.strategies.natives import DEPENDENCIES as _NATIVES_DEPS
+from simkit.strategies.natives import N_PEOPLE_BID
 
 #: the files that :func:`call_bid` and :func:`call_double` compile in (the whole-deal kernel inlines them): the
 #: people model is called by address, so only its signatures (model.py) are compiled in
 DEPENDENCIES = sorted(set(files("strategies/dispatch", "strategies/people/model", "engine/jitcache")
-                          + _random.DEPENDENCIES + _heuristic.DEPENDENCIES))
+                          + _random.DEPENDENCIES + _heuristic.DEPENDENCIES + _NATIVES_DEPS))
 
 S_PLUGIN = -1
 S_RANDOM = 0
@@ -55,11 +59,8 @@ _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
 _data_ptr = _heuristic.data_ptr
 _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kernel
-# the people model's kernels, by the address the kernel is given (``natives``; simkit.engine.jitcache.Linked)
+# the people model's kernels, by the address the kernel is given (``natives``, slots of simkit.strategies.natives)
 _p_bid_at, _p_play_at = _people.BID_KERNEL.call_at, _people.PLAY_KERNEL.call_at
-#: the kernel's ``natives`` argument: addresses of the kernels it calls by address (0: no seat needs it)
-N_PIMC_DECIDE, N_PEOPLE_BID, N_PEOPLE_PLAY = range(3)
-N_NATIVES = 3
 #: float64 words of the kernel's ``work_f`` buffer (the people model's features of one decision)
 WORK_F_SIZE = _people.WORK_SIZE
 

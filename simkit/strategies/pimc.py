@@ -25,7 +25,7 @@ up; a world whose own solve needs more is left out; with no world solved the heu
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from simkit.engine import kernel as _kernel
 from simkit.engine.bits import cttz
@@ -62,6 +62,7 @@ from simkit.strategies.api import (
     NOT_ASKED,
 )
 from simkit.strategies import worlds as _worlds
+from simkit.strategies.natives import DECIDE_SIG, N_DECIDE, WORKSPACE_TYPE  # noqa: F401  (WORKSPACE_TYPE: its type)
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
@@ -296,8 +297,9 @@ decide = _jit(_decide)
 
 def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
     """The arrays a pimc seat needs, for the rules of ``rule_tables`` (simkit.rules.tables.RuleTables): the
-    solver's rank-space tables, its table and stack, and the sampler's work arrays. One per process or kernel
-    call; pimc seats of one deal share it (each decision starts a fresh table generation)."""
+    solver's rank-space tables, its table and stack, and the sampler's work arrays, a tuple of
+    simkit.strategies.natives.WORKSPACE_TYPE. One per process or kernel call; pimc seats of one deal share it (each
+    decision starts a fresh table generation)."""
     from simkit.solver.api import Workspace
     from simkit.solver.search import NC, NS
     from simkit.solver.tables import solver_tables_from
@@ -311,37 +313,16 @@ def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
             np.zeros(32, np.int64), np.zeros(17, np.int64))
 
 
-def empty_workspace() -> tuple:
-    """A workspace of the right types and no room, for kernel calls without a pimc seat."""
-    from simkit.solver.search import MAX_PLY, N_STATS, N_TABS, NC, NF, NS
-    from simkit.strategies.worlds import W_SIZE
-
-    z = np.zeros
-    return (z((1, N_TABS, 32), np.int64), z((1, 5), np.uint32), z((1, 32), np.int64), z((2, 4), np.int64),
-            z((MAX_PLY, NF), np.int64), z((MAX_PLY, 8), np.int8), z(8, np.int64), z(N_STATS, np.int64),
-            z(W_SIZE, np.int64), z((8, 9, 9, 9), np.int64), z((33, 33), np.int64), z(4, np.int64), z(NS, np.int64),
-            z(NS, np.int64), z(NC, np.int64), z(32, np.int64), z(32, np.int64), z(17, np.int64))
-
-
-def _arr(dtype, ndim):
-    return types.Array(dtype, ndim, "C")
-
-
-_I64 = types.int64
-#: numba type of the workspace tuple (an argument of the whole-deal kernel)
-WORKSPACE_TYPE = types.Tuple([
-    _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
-    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
-    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
-
-#: the signature :func:`decide` is compiled for (the whole-deal kernel's card loop calls it by address)
-DECIDE_SIG = _I64(_I64, _I64, _I64, _arr(_I64, 1), _arr(types.int16, 2), _arr(types.int8, 2), _arr(_I64, 1),
-                  _arr(types.float64, 1), _I64, _arr(types.uint32, 2), _arr(types.int8, 2), _arr(types.int8, 1),
-                  _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), WORKSPACE_TYPE)
-#: :func:`decide` compiled once, called by the whole-deal kernel through its address (an argument of the kernel,
-#: 0 without a pimc seat): the kernel neither contains the solver nor needs it compiled
+#: :func:`decide` compiled once for the interface's DECIDE_SIG, called by the whole-deal kernel through its address
+#: (slot N_DECIDE of its ``natives``, 0 without a pimc seat): the kernel neither contains the solver nor needs it
+#: compiled, nor imports this module
 DECIDE = Linked(decide, DECIDE_SIG, "simkit_pimc_decide_" + _STAMP.hex()[:16], what="pimc's decision kernel",
                 needs=(SEARCH,))
+
+
+def natives() -> dict[int, int]:
+    """What the whole-deal kernel calls by address for a pimc seat (simkit.strategies.natives): its decision."""
+    return {N_DECIDE: DECIDE.address}
 
 
 # --------------------------------------------------------------------------- asked from Python (records)

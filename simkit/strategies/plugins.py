@@ -20,7 +20,10 @@ import warnings
 
 import numpy as np
 
-from simkit.strategies import ENTRY_POINT_GROUP, Strategy, StrategyError
+from simkit.strategies.strategy import Strategy, StrategyError
+
+#: the entry-point group plug-ins register under
+ENTRY_POINT_GROUP = "simkit.strategies"
 
 _DECISIONS = ("bid", "double", "play")
 

@@ -1,7 +1,8 @@
 """The built-in ``people`` strategy: bids and plays like the people of the sauspiel online room.
 
 * :mod:`.features`: what the model sees (bidding and play features), shared by training and play;
-* :mod:`.model`: the strategy's ``bid``/``double``/``play`` (numba, called by the whole-deal kernel);
+* :mod:`.model`: the strategy's ``bid``/``double``/``play`` (numba, called by the whole-deal kernel by address:
+  :func:`natives`);
 * :mod:`.weights`: the weights files (``weights/*.npz``, one per ruleset) and binding them to a run's ruleset;
 * :mod:`.train`: fitting the model to recorded games (``simkit train people``).
 """
@@ -16,3 +17,12 @@ from simkit.strategies.people.model import (  # noqa: F401  (the strategy's inte
     double,
     play,
 )
+
+
+def natives() -> dict[int, int]:
+    """What the whole-deal kernel calls by address for a people seat (simkit.strategies.natives): the model's bid
+    and play, compiled (or loaded from the cache) when first asked for."""
+    from simkit.strategies.natives import N_PEOPLE_BID, N_PEOPLE_PLAY
+    from simkit.strategies.people.model import BID_KERNEL, PLAY_KERNEL
+
+    return {N_PEOPLE_BID: BID_KERNEL.address, N_PEOPLE_PLAY: PLAY_KERNEL.address}

@@ -29,7 +29,7 @@ ENV = "SIMKIT_PEOPLE_WEIGHTS"
 
 
 def _error(msg: str):
-    from simkit.strategies import StrategyError
+    from simkit.strategies.strategy import StrategyError
 
     return StrategyError(msg, strategy="people")
 
