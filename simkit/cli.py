@@ -260,7 +260,7 @@ def _yn(b: bool) -> str:
 # `simkit run` lives beside the runner it drives.
 from simkit.sim.cli_run import register as _register_run  # noqa: E402
 
-_register_run(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+_register_run(app)
 
 from simkit.oldgerman.sheep import register as _register_sheep  # noqa: E402  (`simkit sheep`, the old German game)
 
@@ -269,37 +269,37 @@ _register_sheep(app, UserError)
 # `simkit report` and `simkit compare` live in the analysis package.
 from analysis.cli_report import register as _register_report  # noqa: E402
 
-_register_report(app, UserError, _stdout)
+_register_report(app)
 
 from simkit.solver.cli_solve import register as _register_solve  # noqa: E402  (`simkit solve`)
 
-_register_solve(app, UserError, _stdout, RULES_HELP)
+_register_solve(app)
 
 from simkit.analyze.cli import register as _register_analyze  # noqa: E402  (`simkit analyze`)
 
-_register_analyze(app, UserError, _stdout, _progress, RULES_HELP)
+_register_analyze(app)
 
 from simkit.view.cli import register as _register_view  # noqa: E402  (`simkit view`, one graded game as a page)
 
-_register_view(app, UserError)
+_register_view(app)
 
 from simkit.match.cli import register as _register_match  # noqa: E402  (`simkit match`)
 
-_register_match(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+_register_match(app)
 from simkit.sim.cli_export import register as _register_export  # noqa: E402  (`simkit export`, runs -> records)
-_register_export(app, UserError)
+_register_export(app)
 
 from simkit.evaluate.cli import register as _register_evaluate  # noqa: E402  (`simkit evaluate`, a hand's value)
 
-_register_evaluate(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+_register_evaluate(app)
 
 
 from simkit.strategies.cli_values import register as _register_values  # noqa: E402  (`simkit values`)
 
-_register_values(app, parse_count, UserError, _stdout, _progress, RULES_HELP)
+_register_values(app)
 from simkit.strategies.cli_train import register as _register_train  # noqa: E402  (`simkit train people`)
 
-_register_train(app, UserError, _progress, RULES_HELP)
+_register_train(app)
 
 
 def main(argv: list[str] | None = None) -> None:
