@@ -262,9 +262,9 @@ from simkit.sim.cli_run import register as _register_run  # noqa: E402
 
 _register_run(app)
 
-from simkit.oldgerman.sheep import register as _register_sheep  # noqa: E402  (`simkit sheep`, the old German game)
+from simkit.oldgerman.cli_sheep import register as _register_sheep  # noqa: E402  (`simkit sheep`, old German)
 
-_register_sheep(app, UserError)
+_register_sheep(app)
 
 # `simkit report` and `simkit compare` live in the analysis package.
 from analysis.cli_report import register as _register_report  # noqa: E402
