@@ -10,6 +10,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import UserError, bavarian, stdout
+
 MAX_WARNINGS = 20  # bad records named on stderr, one line each; the rest counted
 
 
@@ -28,14 +30,13 @@ def _is_games_file(path: Path) -> bool:
     return path.is_file() or name.endswith((".jsonl", ".jsonl.gz", ".json", ".gz"))
 
 
-def register(app: typer.Typer, UserError, stdout) -> None:
+def register(app: typer.Typer) -> None:
     def _rules(spec: Optional[str]):
         if spec is None:
             return None
-        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
 
-        return _bavarian(load_ruleset(spec))
+        return bavarian(load_ruleset(spec))
 
     def _against(ds, path: Path, rules_spec: Optional[str]):
         """The run held against a games file, bad records warned about on stderr; errors as UserError."""

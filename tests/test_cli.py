@@ -68,13 +68,13 @@ def test_replay_table_and_failures(tmp_path, real_games_file):
 @pytest.mark.parametrize("text,value", [("1e6", 10**6), ("1000000", 10**6), ("1_000_000", 10**6), ("1M", 10**6),
                                         ("500k", 500_000), ("2.5e3", 2500)])
 def test_parse_count_accepts_what_users_type(text, value):
-    from simkit.cli import parse_count
+    from simkit.cli_shared import parse_count
     assert parse_count(text) == value
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1e19", "9223372036854775808"])
 def test_parse_count_rejects(text):
-    from simkit.cli import UserError, parse_count
+    from simkit.cli_shared import UserError, parse_count
     with pytest.raises(UserError, match="--deals"):
         parse_count(text)
 

@@ -11,14 +11,16 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, stdout
 
-def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("analyze")
     def analyze_cmd(
         file: Path = typer.Argument(..., help="Recorded games: replay records, one JSON object per line (.jsonl or .jsonl.gz), with an "
                                               "optional players field (four names, seat 0 first)."),
         out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default analysis/<UTC time>)."),
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         objective: str = typer.Option("points", "--objective",
                                       help="points (declaring side's card points), payout (the declarer's payout) "
                                            "or win (1/0)."),
@@ -37,17 +39,16 @@ def register(app: typer.Typer, UserError, stdout, progress_bar, rules_help: str)
         skipped), summary.json, tables/*.csv and report.html to --out. Exit status 1 if any record was bad.
         """
         from simkit.analyze.batch import AnalyzeError, analyze_file, count_games
-        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
 
-        rules = _bavarian(load_ruleset(rules_spec))
+        rules = bavarian(load_ruleset(rules_spec))
         if not file.is_file():
             raise UserError(f"games file {file} does not exist" if not file.exists() else f"{file} is not a file")
         if workers is not None and workers < 1:
             raise UserError("--workers must be at least 1")
         total = count_games(file)
         try:
-            with progress_bar(total, "games") as advance:
+            with Progress(total, "games") as advance:
                 result = analyze_file(file, out, rules=rules, objective=objective, strategies=strategy or (),
                                       workers=workers, backend=backend, scheduler=scheduler, progress=advance,
                                       force=force)

@@ -8,15 +8,17 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, parse_count, prepare_values, stdout
 
-def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("evaluate")
     def evaluate_cmd(
         hand: List[str] = typer.Argument(..., help='The hand in card notation: "EO GO HU HA HZ H9 SA S7" (quoted, '
                                                    'or as separate words); 8 cards, 6 with the short deck.'),
         seat: int = typer.Option(0, "--seat", help="The hand's seat: 0 is forehand (bids first, leads the first "
                                                    "trick), 3 the dealer."),
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         deals: str = typer.Option("10000", "--deals", help="Sampled deals of the other cards: 1e4, 10k."),
         play: str = typer.Option("heuristic", "--play",
                                  help="How the deals are played: a strategy (at all four seats; see `simkit "
@@ -32,11 +34,10 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         seat (tariff units per deal), with 95% intervals, and the recommendation with the interval of its paired
         difference to the runner-up.
         """
-        from simkit.cli_shared import bavarian as _bavarian, prepare_values
         from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 
-        rules = _bavarian(load_ruleset(rules_spec))
+        rules = bavarian(load_ruleset(rules_spec))
         n = parse_count(deals)
         if seat not in range(4):
             raise UserError(f"--seat must be 0, 1, 2 or 3 (0 leads the first trick), not {seat}")
@@ -46,7 +47,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         try:
             if play != "dd":
                 prepare_values([play] * 4, rules)
-            with progress_bar(n, "deals") as advance:
+            with Progress(n, "deals") as advance:
                 res = evaluate_hand(text, seat=seat, rules=rules, deals=n, play=play, seed=seed, workers=workers,
                               progress=advance)
         except EvaluateError as e:

@@ -9,14 +9,16 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, parse_count, prepare_values, stdout
 
-def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("match")
     def match_cmd(
         strategies: List[str] = typer.Argument(..., help="Two or more strategies (names as `simkit strategies` "
                                                          "lists them, or package.module:Name)."),
         deals: str = typer.Option("100000", "--deals", help="Duplicate deals, each played twice per pair: 1e5, 10k."),
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         seed: int = typer.Option(0, "--seed", help="Deal i of a seed is the same everywhere."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
         out: Optional[Path] = typer.Option(None, "--out", help="Write deals.parquet and summary.json here."),
@@ -28,17 +30,16 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         its 95% interval, broken down by contract and by role. Three or more strategies: every pair on the same
         deals and a ranking by the mean against all others.
         """
-        from simkit.cli_shared import bavarian as _bavarian, prepare_values
         from simkit.match import MatchError, match
         from simkit.rules import load_ruleset
 
-        rules = _bavarian(load_ruleset(rules_spec))
+        rules = bavarian(load_ruleset(rules_spec))
         n = parse_count(deals)
         if workers is not None and workers < 1:
             raise UserError("--workers must be at least 1")
         try:
             prepare_values(strategies, rules)
-            with progress_bar(n, "deals") as advance:
+            with Progress(n, "deals") as advance:
                 result = match(strategies, n, rules, seed, workers=workers, progress=advance, out=out)
         except MatchError as e:
             raise UserError(str(e)) from None

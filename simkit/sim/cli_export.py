@@ -8,8 +8,10 @@ from typing import Optional
 
 import typer
 
+from simkit.cli_shared import UserError
 
-def register(app: typer.Typer, UserError) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
         run_dir: Path = typer.Argument(..., metavar="RUN", help="A run directory made with simkit run --store-play."),

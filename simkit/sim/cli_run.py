@@ -11,17 +11,18 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, Progress, UserError, parse_count, prepare_values, stdout
 from simkit.rules import Contract, ContractError, load_ruleset
 
 
-def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
+def register(app: typer.Typer) -> None:
     @app.command()
     def run(
         deals: Optional[str] = typer.Option(None, "--deals", help="Number of deals: 1e7, 10000000, 10_000_000 or 10M."),
         parties: Optional[str] = typer.Option(None, "--parties",
                                               help="Old German game: number of whole parties (instead of --deals)."),
         seed: int = typer.Option(0, "--seed", help="Run seed: deal i of a seed is the same everywhere."),
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         deck: Optional[str] = typer.Option(None, "--deck", help="long or short (default: the ruleset's deck)."),
         strategy: Optional[str] = typer.Option(None, "--strategy", help="One strategy for all four seats."),
         seats: Optional[str] = typer.Option(None, "--seats", help="Four strategies, seat 0 first: A,B,C,D."),
@@ -92,11 +93,9 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
                 raise UserError("--resume needs --out DIR")
             out = Path("runs") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
-        with progress_bar(n, "simkit run") as advance:
+        with Progress(n, "simkit run") as advance:
             try:
                 if getattr(rules, "game", "bavarian") == "bavarian":
-                    from simkit.cli_shared import prepare_values
-
                     prepare_values(names, rules)
                 summary = run_batch(opts, out, workers=workers, resume=resume, force=force, backend=backend,
                                     scheduler=scheduler, progress=advance)

@@ -11,6 +11,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, UserError, bavarian, stdout
+
 JSON_KEYS = ("id", "ok", "error", "to_move", "values", "best", "nodes", "seconds")
 
 
@@ -46,12 +48,12 @@ def solve_lines(lines, rules, objective: str):
         yield n, out
 
 
-def register(app: typer.Typer, UserError, stdout, rules_help: str) -> None:
+def register(app: typer.Typer) -> None:
     @app.command("solve")
     def solve_cmd(
         file: Path = typer.Argument(..., help="Positions: replay records, one JSON object per line, whose tricks "
                                               "may stop after any card (format: docs/solver.md)."),
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         objective: str = typer.Option("points", "--objective",
                                       help="points (declaring side's final card points), win (1/0) or payout "
                                            "(the declarer's settled payout)."),
@@ -62,13 +64,12 @@ def register(app: typer.Typer, UserError, stdout, rules_help: str) -> None:
         Both sides play perfectly; the declaring side maximises the objective, the defenders minimise it.
         Exit status 1 if any line failed, 2 for a usage error.
         """
-        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
         from simkit.solver import OBJECTIVES
 
         if objective not in OBJECTIVES:
             raise UserError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        rules = _bavarian(load_ruleset(rules_spec))
+        rules = bavarian(load_ruleset(rules_spec))
         if not file.is_file():
             raise UserError(f"solve file {file} does not exist" if not file.exists() else f"{file} is not a file")
         from simkit.solver.api import warm_up

@@ -9,10 +9,12 @@ from typing import List, Optional
 
 import typer
 
+from simkit.cli_shared import RULES_HELP, UserError
+
 MAX_WARNINGS = 20
 
 
-def register(app: typer.Typer, UserError, progress_bar, rules_help: str) -> None:
+def register(app: typer.Typer) -> None:
     train_app = typer.Typer(help="Fit models to recorded games.", no_args_is_help=True)
     app.add_typer(train_app, name="train")
 
@@ -20,7 +22,7 @@ def register(app: typer.Typer, UserError, progress_bar, rules_help: str) -> None
     def train_people(
         games: Path = typer.Argument(..., help="Recorded deals: replay records, .jsonl or .jsonl.gz (thrown-in "
                                                "deals included), e.g. ../shared/real-games/sauspiel-20k.jsonl.gz."),
-        rules_specs: Optional[List[str]] = typer.Option(None, "--rules", help=rules_help + " Repeat for several "
+        rules_specs: Optional[List[str]] = typer.Option(None, "--rules", help=RULES_HELP + " Repeat for several "
                                                         "(default: sauspiel and sauspiel-short); each is fitted to "
                                                         "the records of its deck."),
         out: Path = typer.Option(Path("people-weights"), "--out", help="Directory for the weights files "

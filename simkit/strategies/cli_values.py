@@ -11,11 +11,13 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, parse_count, stdout
 
-def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rules_help: str) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("values")
     def values_cmd(
-        rules_spec: Optional[str] = typer.Option(None, "--rules", help=rules_help),
+        rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         build: bool = typer.Option(False, "--build", help="Build the counts now (into the cache, or --out)."),
         deals: str = typer.Option("2e6", "--deals", help="Deals to count with --build: 2e6 (the shipped tables) "
                                                         "takes about a minute on two cores."),
@@ -31,11 +33,10 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
         depend only on the deck and run_away_min; the tariff prices them. Shows, per score, the expected payout
         per game to a declarer (seats 1-3 / forehand) and to a defender of that score, in Rufspiel base prices.
         """
-        from simkit.cli_shared import bavarian as _bavarian
         from simkit.rules import load_ruleset
         from simkit.strategies import value_table, values
 
-        rules = _bavarian(load_ruleset(rules_spec))
+        rules = bavarian(load_ruleset(rules_spec))
         if build:
             n = parse_count(deals)
             if workers is not None and workers < 1:
@@ -43,7 +44,7 @@ def register(app: typer.Typer, parse_count, UserError, stdout, progress_bar, rul
             if out is not None and out.suffix != ".npz":
                 raise UserError(f"--out must name a .npz file, not {out}")
             target = out or values.cache_dir() / f"{values.play_key(rules)}.npz"
-            with progress_bar(n, "value table") as advance:
+            with Progress(n, "value table") as advance:
                 counts = value_table.build_counts(rules, n, seed, workers=workers, progress=advance)
             values.save_counts(counts, target)
             values.tables.cache_clear()

@@ -1,6 +1,4 @@
-"""``simkit view``: the command-line face of :func:`simkit.view.write_page` (registered in simkit.cli).
-
-Imports nothing of simkit.cli: the caller hands in its ``UserError``."""
+"""``simkit view``: the command-line face of :func:`simkit.view.write_page` (registered in simkit.cli)."""
 
 from __future__ import annotations
 
@@ -9,8 +7,10 @@ from typing import Optional
 
 import typer
 
+from simkit.cli_shared import UserError
 
-def register(app: typer.Typer, UserError) -> None:
+
+def register(app: typer.Typer) -> None:
     @app.command("view")
     def view_cmd(
         analysis_dir: Path = typer.Argument(..., help="An analysis directory (the --out of `simkit analyze`)."),
