@@ -2,7 +2,7 @@
 
 This module builds the app, registers every sub-command on it and runs it. Each sub-command lives in a module
 beside the API it drives, with a ``register(app)`` function, and imports of the command line only
-:mod:`simkit.cli_shared` (docs/architecture.md, floor 6). ``version`` is the one command defined here: it reports the
+:mod:`simkit.cli_shared` (docs/architecture.md, floor 7). ``version`` is the one command defined here: it reports the
 package itself, which this module stands beside, in one line.
 
 Every user error (bad card, unknown preset, unreadable file, unknown option) ends as one line on stderr,

@@ -62,7 +62,7 @@ from simkit.strategies.api import (
     NOT_ASKED,
 )
 from simkit.strategies import worlds as _worlds
-from simkit.strategies.natives import DECIDE_SIG, N_DECIDE, WORKSPACE_TYPE  # noqa: F401  (WORKSPACE_TYPE: its type)
+from simkit.strategies.natives import DECIDE_SIG, N_DECIDE
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
