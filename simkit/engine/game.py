@@ -102,13 +102,21 @@ from simkit.strategies.api import (
     random_card,
 )
 from simkit.strategies.natives import DEPENDENCIES as _NATIVES_DEPS
-from simkit.strategies.natives import N_DECIDE, N_NATIVES, N_PEOPLE_PLAY, WORKSPACE_TYPE, decide_at, empty_workspace
+from simkit.strategies.natives import (
+    N_DECIDE,
+    N_PLAY,
+    WORKSPACE_TYPE,
+    decide_at,
+    empty_workspace,
+    play_at,
+    seat_natives,
+)
 
 # numba keys its on-disk cache on the source of this file only; the kernel also inlines the strategies' dispatch,
 # random play, the heuristic's entries and the shared engine code, so the stamp is made of all of them (a change
-# anywhere recompiles). pimc and the people model are called by the addresses the seats' strategies bring
-# (simkit.strategies.natives): only their signatures (natives.py, people/model.py) are compiled into the kernel,
-# not the solver or the model, and the kernel does not import pimc.
+# anywhere recompiles). A native seat's entries (people, pimc) are called by the addresses its strategy brings
+# (simkit.strategies.natives): only their signatures (natives.py) are compiled into the kernel, not the solver or
+# the model, and the kernel imports no strategy but the two it inlines (random, heuristic).
 DEPENDENCIES = sorted(set(files("engine/game", "engine/jitcache") + _KERNEL_DEPS + _INFO_DEPS + _API_DEPS
                           + _NATIVES_DEPS + dispatch.DEPENDENCIES))
 _STAMP = source_stamp(DEPENDENCIES)
@@ -141,8 +149,6 @@ _score = _helper(score)
 _clear_row = _helper(_clear)
 
 _h_play = dispatch._h_play_kernel
-_p_play_at = dispatch._p_play_at
-_call_decide = decide_at  # a seat's decision entry (pimc's decide), by the address its strategy brings (natives)
 _h_trump_mask = dispatch._h_trump_mask
 _data_ptr = dispatch._data_ptr
 
@@ -238,10 +244,10 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     The kernel allocates nothing (the caller passes ``cards`` = deck_cards of the deck and the work arrays
     ``work`` int8[32], ``hw`` int64[4], ``info`` int64[INFO_SIZE], ``rngs`` int64[4], ``scratch``
     int64[4, N_SCRATCH], ``decide_ws``, the workspace of simkit.strategies.natives.WORKSPACE_TYPE that a seat's
-    strategy brings for its decision entry (pimc's), and ``work_f`` float64[WORK_F_SIZE], the people model's
-    feature buffer; ``natives`` int64[N_NATIVES], the addresses of the compiled kernels it calls by address
-    (slots of simkit.strategies.natives: pimc's decide and the people model's bid and play), 0 where no seat
-    brings them: see :func:`_natives`), so it is compiled
+    strategy brings for its decision entry (pimc's), and ``work_f``, the float64 work space of the native entries,
+    as long as the longest ``native_work`` of the seats' strategies; ``natives`` int64[4, N_NATIVES], per seat the
+    addresses of the entries its strategy brings (slots of simkit.strategies.natives), 0 where it brings none:
+    simkit.strategies.natives.seat_natives), so it is compiled
     without reference counting (``_nrt=False``): numba's atomic incref/decref of every array passed to a strategy
     took about a third of a heuristic deal's time."""
     n = hands.shape[0]
@@ -419,8 +425,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                                     (not searched) and seat == pt, ace_bit, called_mask, run_min)
                 info_to_play(info, kk)
                 _enter(info, seat, rngs, scratch, keep)
-                # dispatch.call_play written out: inlining that helper made the whole kernel 1.4x slower (measured,
-                # numba 0.68), the same if-chain written here does not
+                # the play chain of simkit.strategies.dispatch, written out: inlining a helper here made the whole
+                # kernel 1.4x slower (measured, numba 0.68), the same if-chain written here does not
                 sid = sids[seat]
                 if sid == dispatch.S_RANDOM:
                     c = random_card(legal, info)  # = random_play.play
@@ -430,22 +436,20 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                     else:  # heuristic.play given the trick so far (the kernel's best card, its seat, points)
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                elif sid == dispatch.S_PEOPLE:
+                elif sid == dispatch.S_NATIVE:  # the entries the seat's strategy brings (simkit.strategies.natives)
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
-                    else:  # the people model (the heuristic's card is one of its features)
-                        c = _p_play_at(natives[N_PEOPLE_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
-                                       _data_ptr(configs[seat]), configs.shape[1], deck, htm, deck & ~played & ~hand,
-                                       best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
-                elif sid == dispatch.S_PIMC:
-                    if (legal & (legal - 1)) == 0:
-                        c = cttz(legal)
-                    else:  # the heuristic's card is pimc's tie-break
-                        hc = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
-                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        c = _call_decide(natives[N_DECIDE], hand, legal, seat, info, strength, eff_suit, params,
-                                         configs[seat], hc, suit_mask, lorder, n_trumps, lauf_min, base_price, points,
-                                         decide_ws)
+                    elif natives[seat, N_PLAY] != 0:
+                        c = play_at(natives[seat, N_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
+                                    _data_ptr(configs[seat]), configs.shape[1], deck, htm, deck & ~played & ~hand,
+                                    best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
+                    else:  # the decision entry is given the heuristic's card (pimc: its tie-break), or it is the card
+                        c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
+                                    htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
+                        if natives[seat, N_DECIDE] != 0:
+                            c = decide_at(natives[seat, N_DECIDE], hand, legal, seat, info, strength, eff_suit,
+                                          params, configs[seat], c, suit_mask, lorder, n_trumps, lauf_min,
+                                          base_price, points, decide_ws)
                 else:
                     c = play_fns[seat](hand, legal, seat, info, strength, eff_suit, params, configs[seat])
                 _leave(info, seat, rngs, scratch, keep)
@@ -511,7 +515,7 @@ KERNEL_SIG = types.int64(
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
     _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
     _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), WORKSPACE_TYPE,
-    _arr(types.float64, 1), _arr(_I64, 1),
+    _arr(types.float64, 1), _arr(_I64, 2),
 )
 
 _DISPATCHER = stamp(njit(cache=True, _nrt=False)(_games_py), _STAMP)  # compiled on first use
@@ -655,7 +659,8 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
                             tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),
                             np.zeros(4, np.int64), np.zeros(INFO_SIZE, np.int64), np.zeros(4, np.int64),
                             np.zeros((4, N_SCRATCH), np.int64), _workspace(strategies, t),
-                            np.zeros(dispatch.WORK_F_SIZE, np.float64), _natives(strategies))
+                            np.zeros(max([1] + [s.native_work for s in strategies]), np.float64),
+                            seat_natives(strategies))
     if done < n:
         raise StrategyError.from_kernel(err, strategies, rules, {k: v[done] for k, v in out.items()})
     out = {"deal_id": np.arange(start, start + n, dtype=np.int64), **out}
@@ -672,18 +677,8 @@ def prepare(strategies=("heuristic",)) -> None:
     from simkit.strategies import resolve
 
     kernel()
-    _natives([resolve(s) for s in strategies])
-
-
-def _natives(strategies) -> np.ndarray:
-    """The kernel's ``natives``: at each slot (simkit.strategies.natives) the address that a seat's strategy
-    brings (:meth:`simkit.strategies.Strategy.natives`: pimc's decide, the people model's bid and play), each
-    compiled (or loaded from the cache) only when a seat plays that strategy; 0 otherwise (never called then)."""
-    out = np.zeros(N_NATIVES, np.int64)
     for s in strategies:
-        for slot, address in s.natives().items():
-            out[slot] = address
-    return out
+        resolve(s).natives()
 
 
 def _workspace(strategies, rule_tables) -> tuple:

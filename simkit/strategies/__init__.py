@@ -34,11 +34,12 @@ def _builtin(name: str) -> Strategy:
     from simkit.strategies import dispatch, heuristic, people, pimc, random_play, values
     from simkit.strategies.people import weights as people_weights
 
-    mod, sid = {"random": (random_play, dispatch.S_RANDOM), "heuristic": (heuristic, dispatch.S_HEURISTIC),
-                "pimc": (pimc, dispatch.S_PIMC), "people": (people, dispatch.S_PEOPLE)}[name]
+    mod = {"random": random_play, "heuristic": heuristic, "pimc": pimc, "people": people}[name]
     bind = {heuristic: values.bind, pimc: values.bind, people: people_weights.bind}.get(mod)
-    # what the kernel calls by address for it, and the workspace it brings: (native entries, workspace)
-    natives = {pimc: (pimc.natives, pimc.workspace), people: (people.natives, None)}.get(mod, (None, None))
+    # what the kernel calls by address for it (simkit.strategies.natives): (entries, workspace, work space words)
+    natives = {pimc: (pimc.natives, pimc.workspace, 0),
+               people: (people.natives, None, people.NATIVE_WORK)}.get(mod, (None, None, 0))
+    sid = {random_play: dispatch.S_RANDOM, heuristic: dispatch.S_HEURISTIC}.get(mod, dispatch.S_NATIVE)
     desc = getattr(mod, "DESCRIPTION", "") or (mod.__doc__ or "").strip().splitlines()[0]
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,

@@ -69,11 +69,14 @@ class Strategy:
     slow: bool = False  # milliseconds a deal (pimc): runs cut the deals into small shards
     bind: Any = None  # bind(config, ruleset) -> the config a run passes (the heuristic's value table)
     #: () -> {slot: address}: the native entries the whole-deal kernel calls by address for this strategy (slots of
-    #: simkit.strategies.natives; pimc's decision, the people model's bid and play), compiled when first asked for
+    #: simkit.strategies.natives; pimc's decision, the people model's bid and play), compiled when first asked for;
+    #: its seats have ``builtin_id`` simkit.strategies.dispatch.S_NATIVE
     native_entries: Any = None
     #: (rule tables) -> the workspace the kernel passes to this strategy's decision entry
     #: (simkit.strategies.natives.WORKSPACE_TYPE; pimc: the solver's table and the sampler's arrays)
     make_workspace: Any = None
+    #: float64 words of work space its native bid and play entries need (the kernel's ``work_f``)
+    native_work: int = 0
 
     def fn(self, j: int):
         """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""

@@ -17,12 +17,13 @@ from simkit.strategies.people.model import (  # noqa: F401  (the strategy's inte
     double,
     play,
 )
+from simkit.strategies.people.model import WORK_SIZE as NATIVE_WORK  # noqa: F401  (float64 words its entries need)
 
 
 def natives() -> dict[int, int]:
     """What the whole-deal kernel calls by address for a people seat (simkit.strategies.natives): the model's bid
     and play, compiled (or loaded from the cache) when first asked for."""
-    from simkit.strategies.natives import N_PEOPLE_BID, N_PEOPLE_PLAY
+    from simkit.strategies.natives import N_BID, N_PLAY
     from simkit.strategies.people.model import BID_KERNEL, PLAY_KERNEL
 
-    return {N_PEOPLE_BID: BID_KERNEL.address, N_PEOPLE_PLAY: PLAY_KERNEL.address}
+    return {N_BID: BID_KERNEL.address, N_PLAY: PLAY_KERNEL.address}

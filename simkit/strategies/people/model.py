@@ -24,11 +24,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import carray, njit, types
+from numba import carray, njit
 
-from simkit.engine.jitcache import Linked, jit, source_stamp
+from simkit.engine.jitcache import Linked, jit, source_stamp, stamp_module
 from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.strategies import heuristic as _h
+from simkit.strategies import natives as _natives
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
@@ -74,7 +75,7 @@ _OU = 0x18181818
 _OBERS = 0x10101010
 _UNTERS = 0x08080808
 #: the cache stamp: this file, the features (their sizes are compiled in here) and what they inline
-DEPENDENCIES = [Path(__file__).resolve()] + _features.DEPENDENCIES + [
+DEPENDENCIES = [Path(__file__).resolve()] + _features.DEPENDENCIES + _natives.DEPENDENCIES + [
     Path(__file__).resolve().parents[2] / "engine" / "rng.py"]
 
 
@@ -186,9 +187,8 @@ def _bid(hand, seat, info, strength, params, config, work):
     return bid_code(np.int64(cand[2 * j - 2]), np.int64(cand[2 * j - 1]), False)
 
 
-_P = types.CPointer
-BID_KERNEL_SIG = types.int64(types.int64, types.int64, _P(types.int64), _P(types.int16), _P(types.int64), types.int64,
-                             _P(types.float64), types.int64, _P(types.float64))
+#: the native bid entry's signature (simkit.strategies.natives: the kernel calls it by address)
+BID_KERNEL_SIG = _natives.BID_SIG
 
 
 @_jit(BID_KERNEL_SIG)
@@ -229,9 +229,8 @@ def _pick(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, 
     return nth_bit(legal, _choose(scores, n, config[C_PLAY_TEMPERATURE], info))
 
 
-PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, _P(types.int64), _P(types.int16),
-                              _P(types.int8), _P(types.float64), types.int64, types.int64, types.int64,
-                              types.int64, types.int64, types.int64, types.int64, _P(types.float64))
+#: the native play entry's signature (simkit.strategies.natives)
+PLAY_KERNEL_SIG = _natives.PLAY_SIG
 
 
 @_jit(PLAY_KERNEL_SIG)
@@ -264,3 +263,6 @@ BID_KERNEL = Linked(bid_kernel, BID_KERNEL_SIG, "simkit_people_bid_" + _STAMP.he
                     what="the people model's bidding")
 PLAY_KERNEL = Linked(play_kernel, PLAY_KERNEL_SIG, "simkit_people_play_" + _STAMP.hex()[:16],
                      what="the people model's play")
+
+# every cached function here, the IR-inlined helpers included, is keyed on all the files it compiles in
+stamp_module(globals(), DEPENDENCIES)
