@@ -35,7 +35,7 @@ def _builtin(name: str) -> Strategy:
     from simkit.strategies.people import weights as people_weights
 
     mod = {"random": random_play, "heuristic": heuristic, "pimc": pimc, "people": people}[name]
-    bind = {heuristic: values.bind, pimc: values.bind, people: people_weights.bind}.get(mod)
+    bind = {heuristic: values.bind, pimc: pimc.bind, people: people_weights.bind}.get(mod)
     # what the kernel calls by address for it (simkit.strategies.natives): (entries, workspace, work space words)
     natives = {pimc: (pimc.natives, pimc.workspace, 0),
                people: (people.natives, None, people.NATIVE_WORK)}.get(mod, (None, None, 0))

@@ -58,12 +58,14 @@ BID_SIG = _I64(_I64, _I64, _P(_I64), _P(types.int16), _P(_I64), _I64, _P(types.f
 PLAY_SIG = _I64(_I64, _I64, _I64, _P(_I64), _P(types.int16), _P(types.int8), _P(types.float64), _I64, _I64, _I64,
                 _I64, _I64, _I64, _I64, _P(types.float64))
 
-#: numba type of the workspace a decision entry is passed (an argument of the whole-deal kernel): eighteen arrays,
-#: laid out by the strategy that builds it (simkit.strategies.pimc, ``PW_*``)
+#: numba type of the workspace a decision entry is passed (an argument of the whole-deal kernel): twenty arrays,
+#: laid out by the strategy that builds it (simkit.strategies.pimc, ``PW_*``; the last two, int64 and float64 work
+#: words, hold its inference's)
 WORKSPACE_TYPE = types.Tuple([
     _arr(_I64, 3), _arr(types.uint32, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(_I64, 2), _arr(types.int8, 2),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 4), _arr(_I64, 2), _arr(_I64, 1), _arr(_I64, 1),
-    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1)])
+    _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1),
+    _arr(types.float64, 1)])
 
 #: ``decide(hand, legal, seat, info, strength, eff_suit, params, config, heuristic_card, suit_mask,
 #: laufende_order, n_trumps, lauf_min, base_price, points, workspace) -> card``

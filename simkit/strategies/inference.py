@@ -1,0 +1,218 @@
+"""Inference for pimc: how likely a world makes what its seat has seen, under the ``people`` model.
+
+pimc's worlds (simkit.strategies.worlds) are drawn uniformly among the hidden deals consistent with what the seat
+knows. But the other seats did not play at random: a seat that led a low trump rarely held the top ones. The
+likelihood of a world is the probability, under a model of how the others play, of everything they were seen to do
+given that world's hands:
+
+* **card play**: for every card another seat played so far, the people model's probability (the softmax of its
+  card scores, simkit.strategies.people.model) of that card among the seat's legal cards, given the hand that seat
+  held then in this world and the public state at that moment. The state is rebuilt from the info words by
+  replaying the history with the same functions the kernel writes them with (simkit.engine.infostate), so the
+  model sees what it would have seen had it been asked then. A forced card (one legal card) has probability 1;
+  the heuristic's card (a feature of the model) is the one the heuristic would have played there.
+* **bids** (``infer_bids``): each other seat's bid or pass, under the people bidding model (the softmax over
+  passing and each declaration its dealt hand may make).
+
+Each probability is floored (``infer_floor``: one card people rarely play does not rule a world out) and the
+model's scores may be flattened by a temperature (``infer_temperature``). The log-likelihood is their sum.
+
+The people weights sit in pimc's config where the people model's config keeps them (from
+simkit.strategies.people.model.BID_W_AT), bound by pimc's ``bind`` for the rulesets that have them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.engine import infostate as _infostate
+from simkit.engine import kernel as _kernel
+from simkit.engine.bits import popcount
+from simkit.engine.infostate import info_card, info_end_trick, info_start_trick, info_to_play
+from simkit.engine.jitcache import files, jit, source_stamp, stamp_module
+from simkit.engine.kernel import legal_cards, trick_step
+from simkit.rules.contracts import RUFSPIEL
+from simkit.rules.tables import P_DECK_MASK, P_RUN_AWAY_MIN
+from simkit.strategies import heuristic as _h
+from simkit.strategies.api import (
+    I_BIDS,
+    I_HAND_SIZE,
+    I_HISTORY_CARDS,
+    I_HISTORY_LEADER,
+    I_HISTORY_WINNER,
+    I_KIND,
+    I_LEADER,
+    I_N_IN_TRICK,
+    I_PARTNER_SHOWN,
+    I_PLAYED,
+    I_PLAYED_BY,
+    I_POINTS,
+    I_SEARCHED,
+    I_SUIT,
+    I_TRICK,
+    I_TRICK_NO,
+    I_TRICKS_WON,
+    I_VARIANT,
+    INFO_SIZE,
+    NOT_ASKED,
+    PASS,
+)
+from simkit.strategies.people import model as _people
+from simkit.strategies.people.model import BID_W_AT, MAX_CANDIDATES, N_BID, WORK_SIZE, card_scores
+
+#: the files its kernels compile in (the people model's, the kernel's legal cards and trick rule, the info writers)
+DEPENDENCIES = sorted(set(files("strategies/inference", "engine/jitcache", "rules/contracts", "rules/tables")
+                          + _people.DEPENDENCIES + _infostate.DEPENDENCIES + _kernel.DEPENDENCIES
+                          + _h.DEPENDENCIES))
+_STAMP = source_stamp(DEPENDENCIES)
+
+#: the smallest floor taken (so a world's weight, exp of at most ~35 floored logs, never underflows)
+MIN_FLOOR = 1e-6
+#: int64 work words: the replayed info, the replayed hands
+R_INFO = 0
+R_HANDS = INFO_SIZE
+R_SIZE = R_HANDS + 4
+#: float64 work words: the people model's scores
+F_SIZE = WORK_SIZE
+
+
+@jit(_STAMP, helper=True)
+def _log_prob(scores, n, j, temperature):
+    """log of the softmax probability of choice ``j`` among ``scores[:n]`` at ``temperature`` (> 0)."""
+    top = scores[0]
+    for i in range(1, n):
+        if scores[i] > top:
+            top = scores[i]
+    z = 0.0
+    for i in range(n):
+        z += np.exp((scores[i] - top) / temperature)
+    return (scores[j] - top) / temperature - np.log(z)
+
+
+@jit(_STAMP, helper=True)
+def bid_log_prob(hand, seat, code, params, strength, config, temperature, work):
+    """log P(``code``, a bid or PASS | the dealt ``hand`` at ``seat``) under the people bidding model (its
+    ``_bid``: passing scores 0, each declaration the hand may make its weights' score); -inf for a bid the model
+    never makes (a Tout)."""
+    deck = params[P_DECK_MASK]
+    hs = params[_people._P_HAND_SIZE]
+    scores = work[0:MAX_CANDIDATES + 1]
+    cand = work[MAX_CANDIDATES + 1:3 * MAX_CANDIDATES + 1]
+    acc = work[3 * MAX_CANDIDATES + 1:3 * MAX_CANDIDATES + 2]
+    n = _people._candidates_inline(hand, params, cand)
+    scores[0] = 0.0
+    j = 0 if code == PASS else -1
+    for i in range(n):
+        k = np.int64(cand[2 * i])
+        s = np.int64(cand[2 * i + 1])
+        _people.bid_score(hand, seat, k, s, deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
+        scores[i + 1] = acc[0]
+        if code != PASS and ((code >> 6) & 1) == 0 and (code & 7) == k and ((code >> 3) & 7) - 1 == s:
+            j = i + 1
+    if j < 0:
+        return -np.inf
+    return _log_prob(scores, n + 1, j, temperature)
+
+
+assert 3 * MAX_CANDIDATES + 2 <= WORK_SIZE
+
+
+@jit(_STAMP)
+def world_log_likelihood(world, me, info, strength, eff_suit, params, config, suit_mask, points, floor, temperature,
+                         bids, rw, fw):
+    """The log-likelihood of a world (``world``: the hidden hands now, int64[4]) for seat ``me``: the sum over every
+    card another seat played so far (and, ``bids``, each other seat's bid) of log max(model probability, floor).
+    ``config`` holds the people weights (from people.model.BID_W_AT on); ``rw``/``fw`` int64[R_SIZE] and
+    float64[F_SIZE] work space."""
+    log_floor = np.log(max(floor, MIN_FLOOR))
+    temperature = max(temperature, 1e-3)
+    v = info[I_VARIANT]
+    kind = info[I_KIND]
+    deck = params[P_DECK_MASK]
+    ll = 0.0
+    hands = rw[R_HANDS:R_HANDS + 4]
+    for s in range(4):
+        hands[s] = world[s] | info[I_PLAYED_BY + s]  # as dealt
+    if bids:
+        for s in range(4):
+            b = info[I_BIDS + s]
+            if s != me and b != NOT_ASKED:
+                ll += max(bid_log_prob(hands[s], s, b, params, strength, config, temperature, fw), log_floor)
+    # the deal replayed from its first card: the info words as each card's seat saw them
+    r = rw[R_INFO:R_INFO + INFO_SIZE]
+    r[:] = info
+    r[I_TRICK_NO] = 0
+    r[I_LEADER] = 0
+    r[I_N_IN_TRICK] = 0
+    r[I_PLAYED] = 0
+    r[I_SEARCHED] = 0
+    r[I_PARTNER_SHOWN] = -1
+    for s in range(4):
+        r[I_TRICK + s] = -1
+        r[I_PLAYED_BY + s] = 0
+        r[I_POINTS + s] = 0
+        r[I_TRICKS_WON + s] = 0
+    for t in range(8):
+        r[I_HISTORY_LEADER + t] = -1
+        r[I_HISTORY_WINNER + t] = -1
+    for j in range(32):
+        r[I_HISTORY_CARDS + j] = -1
+    called = info[I_SUIT] if kind == RUFSPIEL else -1
+    ace_bit = np.int64(1) << np.int64(8 * called + 7) if called >= 0 else np.int64(0)
+    called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
+    holder = -1  # the seat holding the called ace in this world
+    if called >= 0:
+        for s in range(4):
+            if hands[s] & ace_bit:
+                holder = s
+    run_min = params[P_RUN_AWAY_MIN]
+    tm = _h._trump_mask(kind, info[I_SUIT], deck)
+    searched = called < 0
+    played = np.int64(0)
+    now_t = info[I_TRICK_NO]
+    for t in range(now_t + 1):
+        nk = 4 if t < now_t else info[I_N_IN_TRICK]
+        if nk == 0:
+            break
+        leader = info[I_HISTORY_LEADER + t]
+        info_start_trick(r, t, leader)
+        led = 0
+        best_seat = 0
+        best_eff = 0
+        best_str = 0
+        best_card = -1
+        tp = 0
+        for k in range(nk):
+            p = (leader + k) & 3
+            c = info[I_HISTORY_CARDS + 4 * t + k]
+            hand = hands[p]
+            info_to_play(r, k)
+            if p != me:
+                legal = legal_cards(hand, k, np.int64(suit_mask[v, led]), led == called,
+                                    (not searched) and p == holder, ace_bit, called_mask, run_min)
+                if ((legal >> c) & 1) == 0:  # cannot happen in a consistent world: the least likely
+                    ll += log_floor
+                elif (legal & (legal - 1)) != 0:  # a choice (a forced card tells nothing)
+                    out = deck & ~played & ~hand
+                    hc = _h._play(hand, legal, p, r, strength, eff_suit, config, deck, tm, out,
+                                  best_card if k > 0 else -1, best_seat, tp)
+                    n = card_scores(hand, legal, p, r, strength, eff_suit, config, deck, hc, fw)
+                    j = popcount(legal & ((np.int64(1) << c) - 1))
+                    ll += max(_log_prob(fw, n, j, temperature), log_floor)
+            bit = np.int64(1) << c
+            hands[p] = hand & ~bit
+            played |= bit
+            info_card(r, t, k, p, c, played, bit == ace_bit)
+            tp += points[c]
+            led, best_seat, best_eff, best_str = trick_step(k, p, eff_suit[v, c], strength[v, c], led, best_seat,
+                                                            best_eff, best_str)
+            if best_seat == p:
+                best_card = c
+        if nk == 4:
+            if led == called:
+                searched = True
+            info_end_trick(r, t, best_seat, tp, led == called)
+    return ll
+
+
+stamp_module(globals(), DEPENDENCIES)
