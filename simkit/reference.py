@@ -40,7 +40,7 @@ from simkit.cards import (
     rank_of,
     suit_of,
 )
-from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.rules.contracts import BETTEL, FARBGEIER, FARBWENZ, GEIER, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ, Contract
 from simkit.rules.ruleset import Ruleset, Tariff
 
 SUIT_ORDER = (EICHEL, GRAS, HERZ, SCHELLEN)
@@ -54,6 +54,9 @@ _SUIT_RANKS_BY_KIND = {
     FARBWENZ: (ASS, ZEHN, KOENIG, OBER, R9, R8, R7),
     GEIER: (ASS, ZEHN, KOENIG, UNTER, R9, R8, R7),  # only the Ober are trumps
     FARBGEIER: (ASS, ZEHN, KOENIG, UNTER, R9, R8, R7),
+    BETTEL: (ASS, KOENIG, OBER, UNTER, ZEHN, R9, R8, R7),  # no trumps; the ten between Unter and 9 (RULES.md 4.2)
+    SIE: (ASS, ZEHN, KOENIG, R9, R8, R7),  # a Farbsolo in Herz (RULES.md 4.3)
+    RAMSCH: (ASS, ZEHN, KOENIG, R9, R8, R7),  # the Rufspiel's trumps (RULES.md 4.4)
 }
 
 
@@ -82,8 +85,10 @@ def trump_order(contract: Contract, deck: str = "long") -> tuple[int, ...]:
     obers = [card(s, OBER) for s in SUIT_ORDER]
     unters = [card(s, UNTER) for s in SUIT_ORDER]
     kind = contract.kind
-    if kind in (RUFSPIEL, SOLO):
-        trump_suit = HERZ if kind == RUFSPIEL else contract.suit
+    if kind == BETTEL:
+        return ()
+    if kind in (RUFSPIEL, SOLO, SIE, RAMSCH):
+        trump_suit = contract.suit if kind == SOLO else HERZ  # Sie is a Herz solo, Ramsch has the Rufspiel's trumps
         order = obers + unters + [card(trump_suit, r) for r in (ASS, ZEHN, KOENIG, R9, R8, R7)]
     elif kind == WENZ:
         order = unters

@@ -81,7 +81,19 @@ def test_contracts_validate():
     with pytest.raises(ContractError, match="takes no suit"):
         Contract.parse("wenz", "gras")
     with pytest.raises(ContractError, match="unknown contract"):
-        Contract.parse("ramsch")
+        Contract.parse("bock")
+    with pytest.raises(ContractError, match="takes no suit"):
+        Contract.parse("bettel", "gras")
+    with pytest.raises(ContractError, match="cannot be played Tout"):
+        Contract.parse("bettel", None, True)
+
+
+def test_club_contracts_rank_as_rules_4_says():
+    """RULES.md 4.2/4.3: Bettel above the Rufspiel and below every solo type; Sie above every Tout; Ramsch unbid."""
+    bettel, sie, ramsch = Contract.parse("bettel"), Contract.parse("sie"), Contract.parse("ramsch")
+    assert Contract.parse("rufspiel", "gras").bid_rank < bettel.bid_rank < Contract.parse("farbgeier", "gras").bid_rank
+    assert sie.bid_rank > Contract.parse("solo", "eichel", True).bid_rank
+    assert ramsch.bid_rank == -1 and not ramsch.is_solo_type and bettel.is_solo_type
 
 
 def test_bid_order_follows_rules():
@@ -144,3 +156,48 @@ def test_toml_round_trip():
     r = load_ruleset("sauspiel-short").replace(run_away_min=3, schneider=15)
     import tomllib
     assert ruleset_from_dict(tomllib.loads(r.to_toml())) == r
+
+
+def test_club_presets_are_rules_4():
+    """RULES.md 4.4, preset `club`: sauspiel tariff, Bettel at 20, Klopfen, Ramsch at 10 with Durchmarsch at 91."""
+    for name, deck, knock in (("club", "long", 4), ("club-short", "short", 3)):
+        r = load_ruleset(name)
+        assert r.deck == deck and r.knock_cards == knock and r.klopfen and not r.sie
+        assert r.contracts == ("rufspiel", "solo", "wenz", "farbwenz", "bettel") and r.tout and r.max_doublings == 2
+        assert r.tariff == load_ruleset("sauspiel").tariff
+        assert r.all_pass == "ramsch" and r.ramsch_price == 10 and r.ramsch.durchmarsch == 91
+        assert r.ramsch.jungfrau == "none" and r.bettel_price == 20 and not r.bettel.stichzwang
+    # prices left out follow the Rufspiel base
+    r = load_ruleset("sauspiel").replace(all_pass="stock")
+    assert r.stock_price == r.bettel_price == r.ramsch_price == 20
+    assert r.replace(base_rufspiel=5).stock_price == 5
+    assert r.replace(ramsch={"price": 7}).ramsch == r.ramsch.__class__(price=7)
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"ramsch": {"durchmarsch": 60}}, "ramsch.durchmarsch must be card points in 61..120"),
+    ({"ramsch": {"durchmarsch": 121}}, "ramsch.durchmarsch must be card points in 61..120"),
+    ({"ramsch": {"durchmarsch": "some"}}, "ramsch.durchmarsch must be one of 'all', 'none'"),
+    ({"ramsch": {"jungfrau": "double"}}, "ramsch.jungfrau must be one of"),
+    ({"ramsch": {"tie": "seat"}}, "ramsch.tie must be one of"),
+    ({"ramsch": {"price": -1}}, "ramsch.price must be a non-negative integer"),
+    ({"ramsch": {"winner": 1}}, "unknown key ramsch.'winner'; valid keys: price, tie, durchmarsch, jungfrau"),
+    ({"all_pass": "stock", "contracts": ["solo", "wenz"]}, "needs the Rufspiel"),
+    ({"all_pass": "bock"}, "all_pass must be one of 'throw-in', 'ramsch', 'stock'"),
+    ({"stock": {"doubling": "never"}}, "stock.doubling must be one of"),
+    ({"bettel": {"stichzwang": 1}}, "bettel.stichzwang must be bool"),
+    ({"klopfen_cards": 9}, "klopfen_cards must be 0"),
+    ({"contracts": ["rufspiel", "sie"]}, "Sie is enabled by sie = true"),
+    ({"contracts": ["rufspiel", "rufspiel"]}, "listed twice"),
+])
+def test_impossible_club_rules_are_one_line_errors(table, message):
+    with pytest.raises(RulesetError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")) as e:
+        ruleset_from_dict(table)
+    assert "\n" not in str(e.value)
+
+
+def test_club_toml_round_trip():
+    import tomllib
+    for r in (load_ruleset("club"), load_ruleset("club-short").replace(all_pass="stock", stock={"price": 30}),
+              load_ruleset("sauspiel").replace(ramsch={"durchmarsch": "none", "jungfrau": "double-each"})):
+        assert ruleset_from_dict(tomllib.loads(r.to_toml())) == r

@@ -92,7 +92,8 @@ def test_random_play_summary_json():
 
 @pytest.mark.parametrize("args,message", [
     (["--deals", "0"], "--deals must be a positive whole number"),
-    (["--contract", "ramsch"], "unknown contract 'ramsch'"),
+    (["--contract", "bock"], "unknown contract 'bock'"),
+    (["--contract", "ramsch"], "random-play plays the contracts of RULES.md 2.1"),
     (["--deck", "medium"], "--deck must be long or short"),
     (["--contract", "rufspiel", "--tout-share", "0.5"], "cannot be played Tout"),
     (["--rules", "nope"], "unknown ruleset preset"),

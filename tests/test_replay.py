@@ -61,7 +61,7 @@ def trick(i, cards, leader=None):
     (trick(0, "EO E7 G9 H8"), "trick 1, seat 3, card H8: must follow trump; legal cards: HU SU SZ SK S9 S8"),
     (trick(0, "EO E7 G9 S10 S8"), "trick 1 has 5 cards"),
     (trick(0, "EO E7 G9 QQ"), "trick 1, seat 3: malformed card 'QQ'"),
-    (mutate(contract="ramsch"), "unknown contract 'ramsch'"),
+    (mutate(contract="bock"), "unknown contract 'bock'"),
     (mutate(declarer=4), "declarer must be a seat"),
     (mutate(contract="rufspiel", suit="eichel"), "cannot call the eichel ace: he holds no eichel card"),
     (mutate(kontra=[0]), "Kontra by seat 0, who is on the declaring side"),

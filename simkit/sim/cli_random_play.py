@@ -33,10 +33,13 @@ def register(app: typer.Typer) -> None:
         seat can is counted as not playable) and every card is chosen uniformly among the legal cards.
         """
         from simkit.engine import simulate_random
-        from simkit.rules.contracts import parse_kind
+        from simkit.rules.contracts import CLASSIC_KIND_NAMES, KIND_NAMES, parse_kind
 
         n = parse_count(deals)
         kind = parse_kind(contract)
+        if KIND_NAMES[kind] not in CLASSIC_KIND_NAMES:
+            raise UserError(f"random-play plays the contracts of RULES.md 2.1 ({', '.join(CLASSIC_KIND_NAMES)}), "
+                            f"not {KIND_NAMES[kind]}; simkit run --rules club plays the club rules")
         if not 0.0 <= tout_share <= 1.0:
             raise UserError(f"--tout-share must be between 0 and 1, not {tout_share}")
         if kind == 0 and tout_share > 0:

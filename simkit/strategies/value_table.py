@@ -26,7 +26,7 @@ from simkit.engine.bits import popcount
 from simkit.engine.deal import deal_batch
 from simkit.engine.game import play_games
 from simkit.engine.jitcache import announce, source_stamp, stamp
-from simkit.rules.contracts import KIND_NAMES, RUFSPIEL
+from simkit.rules.contracts import CLASSIC_KIND_NAMES, RUFSPIEL
 from simkit.strategies import heuristic as h
 from simkit.strategies import resolve
 from simkit.strategies.values import (
@@ -128,7 +128,7 @@ def _bins(scores: np.ndarray) -> np.ndarray:
 
 def _counting_rules(rules):
     """The ruleset the counting games are played in: every kind enabled, no doublings (prices stay base)."""
-    return rules.replace(contracts=KIND_NAMES, max_doublings=0)
+    return rules.replace(contracts=CLASSIC_KIND_NAMES, max_doublings=0)
 
 
 def build_counts(rules=None, deals: int = DEFAULT_DEALS, seed: int = 0, *, workers: int | None = None,
