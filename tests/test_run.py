@@ -187,7 +187,7 @@ def test_full_disk_keeps_complete_shards(tmp_path, monkeypatch):
     (["--deals", "1e19"], "below 2^63"),
     (["--deals", "100", "--strategy", "nonsense"], "unknown strategy 'nonsense'"),
     (["--deals", "100", "--rules", "nope"], "unknown ruleset preset 'nope'"),
-    (["--deals", "100", "--contract", "ramsch", "--declarer", "0"], "unknown contract 'ramsch'"),
+    (["--deals", "100", "--contract", "ramsch", "--declarer", "0"], "does not allow ramsch"),
     (["--deals", "100", "--contract", "wenz", "--declarer", "7"], "--declarer must be a seat 0..3"),
     (["--deals", "100", "--contract", "farbwenz", "--suit", "gras", "--declarer", "0"], "does not allow"),
     (["--deals", "100", "--seats", "random,random"], "--seats needs four"),

@@ -593,6 +593,11 @@ def _forced_args(contract, declarer) -> np.ndarray:
             raise ContractError(f"{contract} needs a trump suit: pass contract=({contract!r}, suit)")
     if k == RUFSPIEL and t:
         raise ContractError("a Rufspiel cannot be played Tout")
+    if k > FARBGEIER:
+        from simkit.rules.contracts import CLASSIC_KIND_NAMES, KIND_NAMES
+
+        raise ContractError(f"unknown contract {KIND_NAMES[k]!r} for forced mode; valid: "
+                            f"{', '.join(CLASSIC_KIND_NAMES)}")
     return np.array([k, -1 if s is None else s, int(bool(t)), int(declarer)], np.int64)
 
 

@@ -266,6 +266,9 @@ def _check_table(table: dict, cls: type, where: str) -> dict:
         if key not in valid:
             raise RulesetError(f"unknown key {where}{key!r}; valid keys: {', '.join(valid)}")
         want = _expected_type(valid[key])
+        if value is None and str(valid[key].type).endswith("| None"):  # JSON (a run's manifest) writes null
+            out[key] = None
+            continue
         wants_int = want is int or (isinstance(want, tuple) and int in want)
         ok = isinstance(value, want) and not (wants_int and isinstance(value, bool))
         if not ok:

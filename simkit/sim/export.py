@@ -46,7 +46,7 @@ from simkit.sim import manifest as mf
 
 CARD_NAMES = tuple(format_card(c) for c in range(32))
 #: rules a replay takes from ``--rules`` that a record cannot carry
-PLAY_RULES = ("run_away_min", "max_doublings", "re_by_partner")
+PLAY_RULES = ("run_away_min", "max_doublings", "re_by_partner", "klopfen", "sie", "all_pass", "ramsch", "bettel", "stock")
 TOUT_TARIFF = ("tout_multiplier", "tout_multiplies_laufende")
 BATCH = 16_384  # rows per read; the seat check holds a [rows, 4, 32] int64 array
 

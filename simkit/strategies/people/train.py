@@ -36,7 +36,9 @@ from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES
 from simkit.strategies.people import features as F
 from simkit.strategies.people import model as M
 
-KIND_RANK = np.array([BID_ORDER.index(k) for k in range(6)], np.int64)
+# the model knows the six contracts of RULES.md 2.1: their ranks among themselves (Bettel and Sie are not its bids)
+_CLASSIC_ORDER = [k for k in BID_ORDER if k < 6]
+KIND_RANK = np.array([_CLASSIC_ORDER.index(k) for k in range(6)], np.int64)
 
 
 # ------------------------------------------------------------------------------------------- extraction
