@@ -229,9 +229,10 @@ def main(argv=None) -> int:
     if args.jobs <= 1:
         times = warm(names)
     else:
-        times, failed = _in_processes(plan(names, args.jobs))
+        groups = plan(names, args.jobs)
+        times, failed = _in_processes(groups)
         if failed:
-            print(f"simkit: warm-up failed in {failed} of {len(procs)} processes", file=sys.stderr)
+            print(f"simkit: warm-up failed in {failed} of {len(groups)} processes", file=sys.stderr)
             return 1
     if args.times:
         print(json.dumps({k: round(v, 2) for k, v in times.items()}))

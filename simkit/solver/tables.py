@@ -65,7 +65,7 @@ def solver_tables_from(t) -> SolverTables:
     deck = [c for c in range(32) if (t.deck_mask >> c) & 1]
     for v in range(N_VARIANTS):
         order = sorted(deck, key=lambda c: (int(t.eff_suit[v, c]), int(t.strength[v, c])))
-        assert all(t.eff_suit[v, c] == TRUMP for c in order[-int(t.n_trumps[v]):]), "trumps take the top ids"
+        assert all(t.eff_suit[v, c] == TRUMP for c in order[len(order) - int(t.n_trumps[v]):]), "trumps on top"
         for i, c in enumerate(order):
             card_of[v, i] = c
             id_of[v, c] = i

@@ -20,7 +20,7 @@ Arguments (all int64 unless noted):
   random stream (:func:`rng_below`). A strategy may write only ``info[I_RNG]`` (through the rng helpers) and the
   scratch words ``info[I_SCRATCH:]`` which belong to the seat being asked (they are zeroed at the deal's start and
   kept per seat). Everything else is read-only; the kernel rewrites it before each call.
-* ``strength``: int16[15, 32] and ``eff_suit``: int8[15, 32]: the rule tables of every contract variant
+* ``strength``: int16[16, 32] and ``eff_suit``: int8[16, 32]: the rule tables of every contract variant
   (simkit.rules.tables): trick strength and effective suit (4 = trump) of each card. Use
   ``info[I_VARIANT]`` for the contract being played, and any row while bidding.
 * ``params``: int64[...]: the ruleset's numbers at the ``P_*`` indices of simkit.rules.tables (tariff, deck, which
@@ -98,11 +98,11 @@ I_PHASE = 1          # PHASE_BID, PHASE_DOUBLE or PHASE_PLAY
 I_DEAL = 2           # deal index within the run (for messages; strategies should not need it)
 I_HAND_SIZE = 3      # 8 (long deck) or 6 (short deck)
 I_BIDS = 4           # 4 words: the bid code of each seat; NOT_ASKED for seats not yet asked
-I_KIND = 8           # contract kind being played (-1 while bidding)
+I_KIND = 8           # contract kind being played (-1 while bidding; 6 Bettel, 7 Sie, 8 Ramsch)
 I_SUIT = 9           # trump suit (solo, farbwenz, farbgeier) or called suit (rufspiel); -1 otherwise
 I_TOUT = 10          # 1 for a Tout
 I_DECLARER = 11      # declaring seat (-1 while bidding)
-I_VARIANT = 12       # row of strength / eff_suit for the contract being played (-1 while bidding)
+I_VARIANT = 12       # row of strength / eff_suit for the contract being played (-1 while bidding; 15 Bettel, 0 Ramsch)
 I_DOUBLINGS = 13     # 0, 1 (Kontra), 2 (Re)
 I_KONTRA_SEAT = 14   # who said Kontra (-1)
 I_RE_SEAT = 15       # who said Re (-1)
@@ -119,14 +119,16 @@ I_PARTNER_SHOWN = 37 # seat that played the called ace (-1 until it is played); 
 I_HISTORY_LEADER = 38   # 8 words: leader of trick t
 I_HISTORY_CARDS = 46    # 32 words: card k of trick t (in play order) at I_HISTORY_CARDS + 4 * t + k
 I_HISTORY_WINNER = 78   # 8 words: winner of trick t
-I_SCRATCH = 86       # 10 words of per-seat scratch memory, kept between this seat's calls within a deal
+I_KNOCKED = 86       # a bit per seat that knocked (Klopfen, RULES.md 4.1); the price doubles per knock
+I_SCRATCH = 87       # 10 words of per-seat scratch memory, kept between this seat's calls within a deal
 N_SCRATCH = 10
-INFO_SIZE = 96
+INFO_SIZE = 97
 
 NOT_ASKED = -2
 PHASE_BID = 0
 PHASE_DOUBLE = 1
 PHASE_PLAY = 2
+PHASE_KLOPFEN = 3    # before the bidding: the seat has seen params[P_KLOPFEN_CARDS] cards of its hand
 
 # ---------------------------------------------------------------------------------------- helpers
 
@@ -158,6 +160,7 @@ def random_card(legal, info):
 
 __all__ = [
     "BID_SIG", "DOUBLE_SIG", "PLAY_SIG", "PASS", "NOT_ASKED", "PHASE_BID", "PHASE_DOUBLE", "PHASE_PLAY",
+    "PHASE_KLOPFEN",
     "INFO_SIZE", "N_SCRATCH", "bid_code", "bid_kind", "bid_suit", "bid_tout", "decode_bid", "rng_u64", "rng_below",
     "random_card", "popcount", "cttz", "nth_bit",
 ] + [n for n in dir() if n.startswith("I_")]
