@@ -94,7 +94,7 @@ def test_tables_sanity(deck):
     assert fg[C("SO")] > fg[C("GA")] > fg[C("GK")] > fg[C("GU")] > fg[C("G9")]
     sh = t.strength[variant_of(SOLO, 0)]
     assert sh[C("SU")] > sh[C("EA")] > sh[C("EZ")] and t.eff_suit[1, C("HA")] == 2
-    assert list(VARIANT_KIND) == [0, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5]
+    assert list(VARIANT_KIND) == [0, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6]
     assert t.lauf_min[5] == 2 and t.lauf_min[6] == 2 and t.lauf_min[0] == 3 and t.lauf_min[7] == 3
 
 
