@@ -94,8 +94,8 @@ def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = Fal
             game.play(game.legal_cards()[0])
             filled += 1
     plays = tuple(c for _, cards, _ in game.tricks for c in cards)
-    opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (), game.doublings,
-                       game.tariff)
+    opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (),
+                       game.doublings + game.knocks, game.tariff)
     gid = record.get("id")
     return GameRecord(str(gid) if gid is not None else f"line {line}", line, record, players, opening, plays,
                       filled), game
