@@ -248,7 +248,7 @@ class Game:
                 raise InvalidGame(f"a Ramsch has no declarer (everyone plays for himself), got seat {declarer}")
             if doublings:
                 raise InvalidGame("a Ramsch cannot be doubled: there is no Kontra in a Ramsch")
-        elif isinstance(declarer, bool) or not isinstance(declarer, int) or not 0 <= declarer < 4:
+        elif declarer is None or not 0 <= declarer < 4:  # (numpy integers are seats too)
             raise InvalidGame(f"declarer must be a seat 0..3, not {declarer}")
         if doublings < 0 or knocks < 0:
             raise InvalidGame(f"doublings and knocks must not be negative (got {doublings}, {knocks})")
