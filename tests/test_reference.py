@@ -499,3 +499,28 @@ def suit_of_card(c: int) -> int:
 def bettel_rank(c: int) -> int:
     """0 for the Ass .. 7 for the 7: A K O U Z 9 8 7, written out again from RULES.md 4.2."""
     return "AKOUZ987".index(format_card(c)[1])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 32 - 1), deck=st.sampled_from(["long", "short"]), stock=st.integers(0, 50),
+       knocks=st.integers(0, 2), doublings=st.integers(0, 2))
+def test_random_rufspiel_settles_the_stock_zero_sum(seed, deck, stock, knocks, doublings):
+    rng = random.Random(seed)
+    rules = club(deck=deck, all_pass="stock", stock={"price": 5})
+    stock *= 2  # a stock is always even (paid in fours, emptied or doubled)
+    while True:
+        hands = random_hands(rng, deck)
+        calls = [(s, suit) for s in range(4) for suit in (0, 1, 3) if can_call(hands[s], suit, deck)]
+        if calls:
+            break
+    declarer, suit = rng.choice(calls)
+    g = Game(rules, hands, Contract(RUFSPIEL, suit), declarer, doublings=doublings, knocks=knocks)
+    while not g.is_over:
+        g.play(rng.choice(g.legal_cards()))
+    r = g.result()
+    changes, after = settle_stock(rules, r, stock, knocks)
+    assert sum(changes) + after - stock == 0
+    assert after == (0 if r.won else 2 * stock)
+    for s in range(4):
+        share = 0 if s not in (r.declarer, r.partner) else (stock // 2 if r.won else -stock // 2)
+        assert changes[s] == r.payouts[s] + share
