@@ -524,3 +524,11 @@ def test_random_rufspiel_settles_the_stock_zero_sum(seed, deck, stock, knocks, d
     for s in range(4):
         share = 0 if s not in (r.declarer, r.partner) else (stock // 2 if r.won else -stock // 2)
         assert changes[s] == r.payouts[s] + share
+
+
+def test_contract_from_row_of_the_club_kinds():
+    from simkit.reference import contract_from_row
+
+    assert contract_from_row(BETTEL, -1, False) == BETTEL_C
+    assert contract_from_row(SIE, -1, True) == Contract(SIE)  # never a Tout
+    assert contract_from_row(RAMSCH, -1, False) == RAMSCH_C
