@@ -6,7 +6,7 @@ beside the API it drives, with a ``register(app)`` function, and imports of the 
 package itself, which this module stands beside, in one line.
 
 Every user error (bad card, unknown preset, unreadable file, unknown option) ends as one line on stderr,
-``simkit: error: ...``, and exit status 2; a replay with failed records exits 1.
+``simkit: error: ...``, and exit status 2; a replay with failed records exits 1 (2 when a record is malformed).
 """
 
 from __future__ import annotations

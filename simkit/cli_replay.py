@@ -23,7 +23,8 @@ def register(app: typer.Typer) -> None:
     ):
         """Replay recorded games: check every card and compute the result of each game.
 
-        Exit status 1 if any record failed, 0 otherwise.
+        Exit status 2 if any record is malformed (bad input: an unknown key, a Ramsch with a declarer, a negative
+        stock, ...), else 1 if any record's play failed, 0 otherwise.
         """
         from simkit.replay import replay_lines
 
@@ -48,9 +49,12 @@ def register(app: typer.Typer) -> None:
                     continue
                 contract = r.contract + (f" {r.suit}" if r.suit else "") + (" tout" if r.tout else "")
                 if o.agrees is False:
-                    check += f" (settled {' '.join(map(str, o.expected_payouts))})"
+                    check += f" (settled {' '.join(map(str, o.expected_payouts))}"
+                    check += f", stock {o.expected_stock})" if o.expected_stock is not None else ")"
+                if r.stock_after is not None:
+                    check += f" stock {r.stock_before}->{r.stock_after}"
                 table.add_row(str(o.line), _short(o.id), contract, str(r.declarer), str(r.declarer_points),
-                              str(r.declarer_tricks), f"{r.laufende}{'' if r.laufende_mit else ' ohne'}",
+                              str(r.declarer_tricks), f"{r.laufende}{'' if r.laufende_mit or not r.laufende else ' ohne'}",
                               _yn(r.schneider), _yn(r.schwarz), _yn(r.won), "/".join(map(str, r.payouts)), check)
         if table is not None:
             stdout().print(table)
@@ -61,7 +65,7 @@ def register(app: typer.Typer) -> None:
         failed = sum(1 for o in outcomes if not o.ok)
         if failed and not as_json:
             print(f"{failed} of {len(outcomes)} records failed", file=sys.stderr)
-        raise typer.Exit(1 if failed else 0)
+        raise typer.Exit(2 if any(o.bad_input for o in outcomes) else 1 if failed else 0)
 
 
 def _short(x, width: int = 40) -> str:

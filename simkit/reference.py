@@ -1,4 +1,4 @@
-"""The referee: Bavarian Schafkopf (RULES.md section 2) in plain Python, written to be read.
+"""The referee: Bavarian Schafkopf (RULES.md sections 2 and 4) in plain Python, written to be read.
 
 This module is the oracle the Numba kernels are tested against and the explanation a user gets when a replayed
 card is illegal. It is deliberately independent of :mod:`simkit.rules.tables` (the kernels' tables): the trump
@@ -10,6 +10,10 @@ Use it like this::
     while not game.is_over:
         game.play(game.legal_cards()[0])
     result = game.result()
+
+The club rules of RULES.md 4 are here too: Bettel (no trumps, the declarer must take no trick, optional
+Stichzwang), Sie (the hand of every Ober and Unter), Ramsch (``declarer=None``: everyone for himself, the most card
+points lose), Klopfen (``knocks``: each doubles the price) and the Stock (:func:`settle_stock`).
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ from simkit.cards import (
     rank_of,
     suit_of,
 )
-from simkit.rules.contracts import BETTEL, FARBGEIER, FARBWENZ, GEIER, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ, Contract
+from simkit.rules.contracts import (
+    BETTEL, FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ, Contract,
+)
 from simkit.rules.ruleset import Ruleset, Tariff
 
 SUIT_ORDER = (EICHEL, GRAS, HERZ, SCHELLEN)
@@ -163,10 +169,20 @@ class GameResult:
     price: int
     payouts: tuple[int, int, int, int]
     tricks: tuple = field(default=(), repr=False)  # ((leader, (c0, c1, c2, c3), winner), ...)
+    knocks: int = 0  # Klopfen: each doubles the price on top of ``doublings`` (Kontra and Re)
+    durchmarsch: bool = False  # a Ramsch won by one player (RULES.md 4.4)
+    jungfrauen: int = 0  # a Ramsch: the players who took no trick
+    seat_points: tuple = ()  # card points each seat took, seat 0 first (every contract)
+    seat_tricks: tuple = ()  # tricks each seat took
+    # With a stock (all_pass = "stock"): the stock before and after this deal; ``payouts`` are then each seat's whole
+    # change, the game plus his share of the stock (settle_stock). None without a stock.
+    stock_before: int | None = None
+    stock_after: int | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["payouts"] = list(self.payouts)
+        d["seat_points"], d["seat_tricks"] = list(self.seat_points), list(self.seat_tricks)
         d["tricks"] = [{"leader": l, "cards": [format_card(c) for c in cs], "winner": w} for l, cs, w in self.tricks]
         return d
 
@@ -209,26 +225,43 @@ def price_of(contract: Contract, tariff: Tariff, *, schneider: bool, schwarz: bo
 # ------------------------------------------------------------------------------------------------ game
 
 class Game:
-    """One deal being played: the hands, whose turn it is, which cards are legal, and the final score."""
+    """One deal being played: the hands, whose turn it is, which cards are legal, and the final score.
 
-    def __init__(self, rules: Ruleset, hands: list[int], contract: Contract, declarer: int,
-                 doublings: int = 0, tariff: Tariff | None = None):
+    ``doublings`` counts Kontra and Re, ``knocks`` the Klopfen; the price is multiplied by 2^(doublings + knocks).
+    A Ramsch has no declarer (``declarer=None``) and no Kontra; a Sie needs a Sie hand (:func:`is_sie_hand`).
+    """
+
+    def __init__(self, rules: Ruleset, hands: list[int], contract: Contract, declarer: int | None,
+                 doublings: int = 0, tariff: Tariff | None = None, knocks: int = 0):
         self.rules = rules
         self.deck = rules.deck
         self.contract = contract
         self.declarer = declarer
         self.doublings = doublings
+        self.knocks = knocks
         self.tariff = tariff or rules.tariff
         self.dealt = [int(h) for h in hands]
         self.hands = [set(cards_of(h)) for h in hands]
         self.n_tricks = rules.hand_size
-        if not 0 <= declarer < 4:
+        if contract.kind == RAMSCH:
+            if declarer is not None:
+                raise InvalidGame(f"a Ramsch has no declarer (everyone plays for himself), got seat {declarer}")
+            if doublings:
+                raise InvalidGame("a Ramsch cannot be doubled: there is no Kontra in a Ramsch")
+        elif declarer is None or not 0 <= declarer < 4:  # (numpy integers are seats too)
             raise InvalidGame(f"declarer must be a seat 0..3, not {declarer}")
+        if doublings < 0 or knocks < 0:
+            raise InvalidGame(f"doublings and knocks must not be negative (got {doublings}, {knocks})")
+        if contract.kind == SIE and not is_sie_hand(self.dealt[declarer], self.deck):
+            top = "the four Ober and four Unter" if self.deck == "long" else "the four Ober, EU and GU"
+            raise InvalidGame(f"seat {declarer} cannot declare Sie: a Sie hand holds exactly {top}")
         self.trumps = trump_order(contract, self.deck)
         self._trump_set = set(self.trumps)
         # How a player sorts a hand: trumps high to low, then each side suit (E G H S) high to low.
         sort_order = list(self.trumps) + [c for s in SUIT_ORDER for c in suit_order(contract, s, self.deck)]
         self._sort_pos = {c: i for i, c in enumerate(sort_order)}
+        # Stichzwang (RULES.md 4.2): only in a Bettel, and only when the ruleset asks for it
+        self.stichzwang = contract.kind == BETTEL and rules.bettel.stichzwang
 
         self.called_ace = None
         self.partner = None
@@ -241,7 +274,10 @@ class Game:
                 raise InvalidGame(f"seat {declarer} cannot call the {SUIT_NAMES[contract.suit]} ace: "
                                   f"he holds no {SUIT_NAMES[contract.suit]} card of his own")
             self.partner = next(s for s in range(4) if self.called_ace in self.hands[s])
-        self.team = {declarer} | ({self.partner} if self.partner is not None else set())
+        if declarer is None:
+            self.team = set()  # a Ramsch: no side, every seat for himself
+        else:
+            self.team = {declarer} | ({self.partner} if self.partner is not None else set())
 
         self.leader = 0  # seat 0 is forehand and leads the first trick
         self.current: list[int] = []  # cards of the trick in progress, in play order
@@ -264,6 +300,15 @@ class Game:
         return len(self.tricks) == self.n_tricks
 
     @property
+    def is_decided(self) -> bool:
+        """Is the outcome known? At the end of the deal, or in a Bettel once the declarer has taken a trick (he has
+        lost; play may stop there, RULES.md 4.2). :meth:`result` scores a decided game."""
+        if self.is_over:
+            return True
+        return (self.contract.kind == BETTEL and not self.current
+                and any(w == self.declarer for _, _, w in self.tricks))
+
+    @property
     def to_play(self) -> int:
         return (self.leader + len(self.current)) % 4
 
@@ -279,20 +324,34 @@ class Game:
         legal = (c for c in self.hands[self.to_play] if self._why_not(c, situation) is None)
         return sorted(legal, key=self._sort_pos.get)
 
+    def _best_of_trick(self) -> int:
+        """The card winning the trick in progress so far."""
+        best = self.current[0]
+        for c in self.current[1:]:
+            if beats(c, best, self.contract):
+                best = c
+        return best
+
     def _situation(self) -> dict:
-        """What the rules of 2.4 look at for the seat to play, worked out once per decision."""
+        """What the rules of 2.4 (and 4.2) look at for the seat to play, worked out once per decision."""
         seat = self.to_play
         hand = self.hands[seat]
         led = self.eff(self.current[0]) if self.current else None
         holds_ace = self.called_ace is not None and not self.searched and self.called_ace in hand
         called = self.contract.suit if holds_ace else None
+        can_follow = led is not None and any(self.eff(x) == led for x in hand)
+        best = self._best_of_trick() if self.current else None
         return {
             "last_card": len(hand) == 1,
             "led": led,
-            "can_follow": led is not None and any(self.eff(x) == led for x in hand),
+            "can_follow": can_follow,
             "holds_unsearched_ace": holds_ace,  # the partner, before the called suit has been searched
             "called": called,
             "n_called": sum(1 for x in hand if self.eff(x) == called) if holds_ace else 0,
+            "best": best,
+            # Stichzwang: following suit with a card that beats the trick is compulsory when he holds one
+            "must_beat": self.stichzwang and can_follow and any(
+                self.eff(x) == led and beats(x, best, self.contract) for x in hand),
         }
 
     def _why_not(self, c: int, s: dict | None = None) -> str | None:
@@ -315,6 +374,8 @@ class Game:
         if s["can_follow"]:
             if self.eff(c) != led:
                 return f"must follow {'trump' if led == TRUMP else SUIT_NAMES[led]}"
+            if s["must_beat"] and not beats(c, s["best"], self.contract):
+                return f"Stichzwang: must beat {format_card(s['best'])}, the best card of the trick, with a higher card"
             return None
         if s["holds_unsearched_ace"] and c == ace and not s["last_card"]:
             return (f"the called ace may not be discarded before {SUIT_NAMES[called]} has been searched "
@@ -344,12 +405,50 @@ class Game:
             self.leader = winner
 
     # --- the score
+    def seat_points(self) -> tuple[int, int, int, int]:
+        """Card points each seat has taken in the complete tricks so far."""
+        pts = [0, 0, 0, 0]
+        for _, cs, w in self.tricks:
+            pts[w] += card_points(cs)
+        return tuple(pts)
+
+    def seat_tricks(self) -> tuple[int, int, int, int]:
+        n = [0, 0, 0, 0]
+        for _, _, w in self.tricks:
+            n[w] += 1
+        return tuple(n)
+
     def result(self) -> GameResult:
-        if not self.is_over:
+        if not self.is_decided:
             raise ValueError("the game is not over yet")
+        if self.contract.kind == RAMSCH:
+            return self._ramsch_result()
         c = self.contract
         points = sum(card_points(cs) for _, cs, w in self.tricks if w in self.team)
         tricks = sum(1 for _, _, w in self.tricks if w in self.team)
+        seat_pts, seat_trk = self.seat_points(), self.seat_tricks()
+        if c.kind == BETTEL:
+            # RULES.md 4.2: won by taking no trick; no Laufende, Schneider or Schwarz; the Bettel's own price
+            won = tricks == 0
+            price = self.rules.bettel_price * 2 ** (self.doublings + self.knocks)
+            sign = 1 if won else -1
+            return GameResult(
+                contract=c.name, suit=None, tout=False, declarer=self.declarer, partner=None,
+                declarer_points=points, declarer_tricks=tricks, won=won, schneider=False, schwarz=False,
+                laufende=0, laufende_mit=False, laufende_paid=False, doublings=self.doublings, price=price,
+                payouts=tuple(sign * 3 * price if s == self.declarer else -sign * price for s in range(4)),
+                tricks=tuple(self.tricks), knocks=self.knocks, seat_points=seat_pts, seat_tricks=seat_trk)
+        if c.kind == SIE:
+            # RULES.md 4.3: cannot be lost; price 4 x (solo base + Laufende rate x cards of a hand), the Laufende
+            # being the whole hand; no Schneider or Schwarz (like a Tout, the price is fixed)
+            laufende = self.n_tricks
+            price = 4 * (self.tariff.base_solo + self.tariff.laufende * laufende) * 2 ** (self.doublings + self.knocks)
+            return GameResult(
+                contract=c.name, suit=None, tout=False, declarer=self.declarer, partner=None,
+                declarer_points=points, declarer_tricks=tricks, won=True, schneider=False, schwarz=False,
+                laufende=laufende, laufende_mit=True, laufende_paid=True, doublings=self.doublings, price=price,
+                payouts=tuple(3 * price if s == self.declarer else -price for s in range(4)),
+                tricks=tuple(self.tricks), knocks=self.knocks, seat_points=seat_pts, seat_tricks=seat_trk)
         if c.tout:
             won = tricks == self.n_tricks
             schneider = schwarz = False  # a Tout scores neither
@@ -359,7 +458,7 @@ class Game:
             schwarz = tricks in (0, self.n_tricks)
         laufende, mit = count_laufende(c, self.dealt, self.team, self.deck)
         price, paid = price_of(c, self.tariff, schneider=schneider, schwarz=schwarz, laufende=laufende,
-                               doublings=self.doublings)
+                               doublings=self.doublings + self.knocks)
         sign = 1 if won else -1
         if c.kind == RUFSPIEL:
             payouts = tuple(sign * price if s in self.team else -sign * price for s in range(4))
@@ -370,8 +469,118 @@ class Game:
             declarer=self.declarer, partner=self.partner, declarer_points=points, declarer_tricks=tricks,
             won=won, schneider=schneider, schwarz=schwarz, laufende=laufende, laufende_mit=mit,
             laufende_paid=paid, doublings=self.doublings, price=price, payouts=payouts,
-            tricks=tuple(self.tricks),
+            tricks=tuple(self.tricks), knocks=self.knocks, seat_points=seat_pts, seat_tricks=seat_trk,
         )
+
+    def highest_trump_played(self) -> list[int | None]:
+        """Per seat, the trump rank (0 = the highest trump) of the highest trump he played so far; None if none."""
+        best: list[int | None] = [None] * 4
+        for leader, cs, _ in self.tricks:
+            for i, c in enumerate(cs):
+                seat = (leader + i) % 4
+                if c in self._trump_set:
+                    r = self.trumps.index(c)
+                    if best[seat] is None or r < best[seat]:
+                        best[seat] = r
+        return best
+
+    def ramsch_loser(self) -> int:
+        """The seat with the most card points; ties as ``rules.ramsch.tie`` says (RULES.md 4.4, docs/club-rules.md)."""
+        pts, trk = self.seat_points(), self.seat_tricks()
+        tied = [s for s in range(4) if pts[s] == max(pts)]
+        if len(tied) > 1 and self.rules.ramsch.tie == "more-tricks":
+            most = max(trk[s] for s in tied)
+            tied = [s for s in tied if trk[s] == most]
+        if len(tied) > 1:
+            high = self.highest_trump_played()
+            with_trump = [s for s in tied if high[s] is not None]
+            if with_trump:  # the highest trump of the deal among them loses; no trump ranks below any trump
+                tied = [min(with_trump, key=lambda s: high[s])]
+            # else: none of them played a trump; the earliest seat from forehand loses
+        return tied[0]
+
+    def _ramsch_result(self) -> GameResult:
+        """RULES.md 4.4. The result describes the seat it is settled against (the loser, or the Durchmarsch
+        winner) as a solo describes its declarer."""
+        r = self.rules.ramsch
+        pts, trk = self.seat_points(), self.seat_tricks()
+        price = self.rules.ramsch_price * 2 ** self.knocks
+        winner = None
+        if r.durchmarsch != "none":
+            for s in range(4):
+                if trk[s] == self.n_tricks or (r.durchmarsch != "all" and pts[s] >= r.durchmarsch):
+                    winner = s
+        jungfrauen = [s for s in range(4) if trk[s] == 0]
+        if winner is not None:  # Durchmarsch: paid the price by each other player, no Jungfrau doubling
+            seat = winner
+            payouts = tuple(3 * price if s == winner else -price for s in range(4))
+        else:
+            seat = self.ramsch_loser()
+            j = len(jungfrauen)
+            gets = []
+            for s in range(4):
+                if s == seat:
+                    gets.append(0)
+                elif r.jungfrau == "double-all":  # the loser's payment doubles once per Jungfrau
+                    gets.append(price * 2 ** j)
+                elif r.jungfrau == "double-each" and s in jungfrauen:  # twice the price to each Jungfrau
+                    gets.append(2 * price)
+                elif r.jungfrau == "double-each-multiple" and s in jungfrauen:  # price x 2^(number of Jungfrauen)
+                    gets.append(price * 2 ** j)
+                else:
+                    gets.append(price)
+            payouts = tuple(-sum(gets) if s == seat else gets[s] for s in range(4))
+        return GameResult(
+            contract=self.contract.name, suit=None, tout=False, declarer=seat, partner=None,
+            declarer_points=pts[seat], declarer_tricks=trk[seat], won=winner is not None, schneider=False,
+            schwarz=False, laufende=0, laufende_mit=False, laufende_paid=False, doublings=0, price=price,
+            payouts=payouts, tricks=tuple(self.tricks), knocks=self.knocks, durchmarsch=winner is not None,
+            jungfrauen=len(jungfrauen), seat_points=pts, seat_tricks=trk)
+
+
+def is_sie_hand(hand: int, deck: str = "long") -> bool:
+    """May ``hand`` declare Sie (RULES.md 4.3)? Exactly the top trumps of the solo order: the four Ober and the four
+    Unter (long deck), the four Ober, EU and GU (short deck)."""
+    top = [card(s, OBER) for s in SUIT_ORDER] + [card(s, UNTER) for s in SUIT_ORDER]
+    top = top[:len(top) if deck == "long" else 6]
+    return int(hand) == sum(1 << c for c in top)
+
+
+def throw_in_result(knocks: int = 0) -> GameResult:
+    """The result of a deal every seat passed and that is thrown in (RULES.md 2.2): nothing is played or paid.
+    Columns as a passed row of a run: contract ``pass``, declarer -1."""
+    return GameResult(contract="pass", suit=None, tout=False, declarer=-1, partner=None, declarer_points=0,
+                      declarer_tricks=0, won=False, schneider=False, schwarz=False, laufende=0, laufende_mit=False,
+                      laufende_paid=False, doublings=0, price=0, payouts=(0, 0, 0, 0), knocks=knocks,
+                      seat_points=(0, 0, 0, 0), seat_tricks=(0, 0, 0, 0))
+
+
+def settle_stock(rules: Ruleset, result: GameResult | None, stock_before: int,
+                 knocks: int = 0) -> tuple[tuple[int, int, int, int], int]:
+    """(each seat's whole change, the stock after) of a deal under ``all_pass = "stock"`` (RULES.md 4.4).
+
+    ``result`` None (or a ``pass`` result) is a throw-in: every seat pays the stock price into the stock, doubled
+    per knock when ``[stock] doubling = "games-and-stock"``. A Rufspiel settles the stock as it stands: won, the
+    declarer and his partner each take half of it and it is empty; lost, each pays half its amount into it (it
+    doubles). Any other contract leaves the stock as it is. The changes are the game's payouts plus the stock shares,
+    so ``sum(changes) + after - before == 0``.
+    """
+    if isinstance(stock_before, bool) or not isinstance(stock_before, int) or stock_before < 0:
+        raise ValueError(f"the stock must be a non-negative integer, not {stock_before!r}")
+    if result is None or result.contract == "pass":
+        pay = rules.stock_price * (2 ** knocks if rules.stock.doubling == "games-and-stock" else 1)
+        return (-pay, -pay, -pay, -pay), stock_before + 4 * pay
+    changes = list(result.payouts)
+    after = stock_before
+    if result.contract == KIND_NAMES[RUFSPIEL] and stock_before:
+        if stock_before % 2:
+            raise ValueError(f"a stock of {stock_before} cannot be split in halves between the declaring pair")
+        half = stock_before // 2
+        sign = 1 if result.won else -1  # won: each takes half; lost: each pays half in
+        for s in (result.declarer, result.partner):
+            changes[s] += sign * half
+        after = 0 if result.won else 2 * stock_before
+    return tuple(changes), after
 
 
 def can_call(hand: int, suit: int, deck: str = "long") -> bool:
@@ -389,21 +598,24 @@ def can_call(hand: int, suit: int, deck: str = "long") -> bool:
 # kernel's bidding without sharing its code.
 
 PASS_BID = -1
-#: bidding rank, low to high, written out from RULES.md 2.2; a Tout ranks above every plain contract
-BID_RANKING = (RUFSPIEL, FARBGEIER, GEIER, FARBWENZ, WENZ, SOLO)
+#: bidding rank, low to high, written out from RULES.md 2.2 and 4.2: Bettel above the Rufspiel and below every
+#: solo-type contract; a Tout ranks above every plain contract (the Touts in this same order; a Rufspiel and a Bettel
+#: have no Tout), and Sie above every Tout (RULES.md 4.3)
+BID_RANKING = (RUFSPIEL, BETTEL, FARBGEIER, GEIER, FARBWENZ, WENZ, SOLO)
 _WITH_SUIT = (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER)
+_NO_TOUT = (RUFSPIEL, BETTEL, SIE)
 
 
 def decode_declaration(code: int) -> tuple[int, int | None, bool] | None:
-    """(kind, suit or None, tout) of a bid code; None for a pass; ValueError for a code that encodes nothing."""
+    """(kind, suit or None, tout) of a bid code (kind + 8 (suit + 1) + 64 tout; kind 6 Bettel, 7 Sie); None for a
+    pass; ValueError for a code that encodes nothing."""
     code = int(code)
     if code == PASS_BID:
         return None
     if code < 0 or code >= 128:
         raise ValueError(f"bid code {code} is neither a pass (-1) nor a declaration (0..127)")
     kind, suit, tout = code & 7, ((code >> 3) & 7) - 1, bool(code >> 6 & 1)
-    if kind > 5:
-        raise ValueError(f"bid code {code} has no contract kind {kind}")
+    # kinds 0..5 are the contracts of RULES.md 2.1, 6 is Bettel and 7 Sie (RULES.md 4); a Ramsch is never bid
     if suit > 3:
         raise ValueError(f"bid code {code} has no suit {suit}")
     return kind, (None if suit < 0 else suit), tout
@@ -438,14 +650,20 @@ def declaration_error(hand: int, code: int, rules: Ruleset) -> str | None:
     from simkit.rules.contracts import KIND_NAMES
 
     name = KIND_NAMES[kind]
-    if name not in rules.contracts:
+    if kind == SIE:
+        if not rules.sie:
+            return f"sie is not enabled in ruleset {rules.name} (sie = false)"
+    elif name not in rules.contracts:
         return f"{name} is not enabled in ruleset {rules.name} (enabled: {', '.join(rules.contracts)})"
     if kind in _WITH_SUIT and suit is None:
         return f"{name} needs a {'called' if kind == RUFSPIEL else 'trump'} suit"
     if kind not in _WITH_SUIT and suit is not None:
         return f"{name} takes no suit"
-    if tout and kind == RUFSPIEL:
-        return "a Rufspiel cannot be played Tout"
+    if tout and kind in _NO_TOUT:
+        return f"a {name.capitalize()} cannot be played Tout"
+    if kind == SIE and not is_sie_hand(hand, rules.deck):
+        top = "the four Ober and four Unter" if rules.deck == "long" else "the four Ober, EU and GU"
+        return f"only a hand of exactly {top} may declare Sie"
     if tout and not rules.tout:
         return f"ruleset {rules.name} does not allow Touts"
     if kind == RUFSPIEL:
@@ -464,12 +682,15 @@ def bid_rank(code: int) -> int:
     if d is None:
         return -1
     kind, _, tout = d
+    if kind == SIE:
+        return 2 * len(BID_RANKING)  # above every Tout
     return BID_RANKING.index(kind) + (len(BID_RANKING) if tout else 0)
 
 
 def fix_game(bids) -> tuple[int, Contract] | None:
     """(declarer, contract) from the four bids, seat 0 first: the highest rank; the earlier seat on equal rank.
-    None when all four pass (the deal is thrown in)."""
+    None when all four pass (the deal is thrown in, or played as a Ramsch when ``all_pass = "ramsch"``: then
+    ``Game(rules, hands, Contract(RAMSCH), None)``)."""
     best, seat = -1, None
     for s, b in enumerate(bids):
         r = bid_rank(b)
@@ -504,4 +725,4 @@ def contract_from_row(kind: int, suit: int, tout: bool) -> Contract:
     from simkit.rules.contracts import KINDS_WITH_SUIT
 
     return Contract(int(kind), int(suit) if int(kind) in KINDS_WITH_SUIT else None,
-                    bool(tout) and int(kind) != RUFSPIEL)
+                    bool(tout) and int(kind) not in (RUFSPIEL, BETTEL, SIE, RAMSCH))

@@ -17,7 +17,7 @@ finished deal:
 
 Positions are built from replay records (``../shared/fixtures/README.md``) whose ``tricks`` may stop after any
 card; :func:`game_from_record` builds the referee's Game exactly as :func:`simkit.replay.replay` does (same tariff
-override, doublings = len(klopfen) + len(kontra)), so payouts agree with ``simkit replay``.
+override, doublings = len(kontra), knocks = len(klopfen)), so payouts agree with ``simkit replay``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from simkit.cards import ASS, DECK_MASKS, HAND_SIZE, SUIT_NAMES, card, cards_of, format_card, parse_card, parse_hands
 from simkit.reference import Game, GameResult, suit_order, trump_order
-from simkit.replay import _doublings, _tariff_for
+from simkit.replay import _knocks, _kontra, _tariff_for
 from simkit.rules import Contract, Ruleset, load_ruleset
 from simkit.rules.contracts import RUFSPIEL
 
@@ -117,7 +117,8 @@ def game_from_record(record: dict, rules: Ruleset | str | None = None) -> Game:
     hands = parse_hands(record["hands"], rules.deck)
     declarer = record["declarer"]
     game = Game(rules, hands, contract, declarer, tariff=_tariff_for(record, rules, contract))
-    game.doublings = _doublings(record, rules, contract, declarer, game.partner)
+    game.knocks = _knocks(record)  # Klopfen apart from Kontra/Re, as simkit.replay.start_game does
+    game.doublings = _kontra(record, rules, contract, declarer, game.partner)
     tricks = record["tricks"]
     for i, trick in enumerate(tricks):
         if trick["leader"] != game.leader:
@@ -285,7 +286,8 @@ def random_position(rng: random.Random, *, deck: str = "long", kind: str | None 
             if rules.max_doublings >= 2 and rng.random() < 0.5:
                 kontra.append(rng.choice(sorted(game.team)) if rules.re_by_partner else d)
     kontra = list(kontra or [])
-    game.doublings = _doublings({"klopfen": klopfen, "kontra": kontra}, rules, contract, d, game.partner)
+    game.knocks = len(klopfen)
+    game.doublings = _kontra({"kontra": kontra}, rules, contract, d, game.partner)
 
     n_prefix = 4 * (hs - cards_left) + mid
     for i in range(n_prefix):

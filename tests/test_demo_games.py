@@ -28,7 +28,11 @@ RECORDS = _records()
 def test_demo_game_replays_to_expected_payouts(record):
     result = replay(record)  # raises ReplayError on any illegal card or wrong leader
     assert list(result.payouts) == record["expected_payouts"]
-    assert sum(result.payouts) == 0
+    if "stock" in record:  # the payouts are whole changes: what the players lose the stock gains
+        assert result.stock_after == record["expected_stock"]
+        assert sum(result.payouts) + result.stock_after - result.stock_before == 0
+    else:
+        assert sum(result.payouts) == 0
 
 
 def test_records_are_complete_and_unique():
@@ -82,3 +86,29 @@ def test_called_ace_situations():
     last_trick_ace = [r for r in ruf if not _called_suit_leads(r)
                       and r["suit"][0].upper() + "A" in r["tricks"][-1]["cards"]]
     assert last_trick_ace, "no Rufspiel where the called suit is never led and the ace falls in the last trick"
+
+
+def test_demo_file_covers_the_club_rules():
+    """RULES.md 4: each rule has a hand-worked record (the arithmetic in its comment)."""
+    results = [(r, replay(r)) for r in RECORDS]
+    ramsch = [(r, res) for r, res in results if res.contract == "ramsch"]
+    opts = lambda r, key: r.get("rules", {}).get("ramsch", {}).get(key)  # noqa: E731
+    assert any(res.durchmarsch and opts(r, "durchmarsch") == "all" for r, res in ramsch)
+    assert any(res.durchmarsch and isinstance(opts(r, "durchmarsch"), int) and res.declarer_tricks < 8
+               for r, res in ramsch)
+    jungfrau = {opts(r, "jungfrau") for r, res in ramsch if res.jungfrauen and not res.durchmarsch}
+    assert {"none", "double-all", "double-each", "double-each-multiple"} <= jungfrau
+    ties = {opts(r, "tie") or "highest-trump" for r, res in ramsch
+            if sorted(res.seat_points)[-1] == sorted(res.seat_points)[-2]}
+    assert ties == {"highest-trump", "more-tricks"}
+    assert any(r.get("klopfen") for r, _ in ramsch)
+    bettel = [(r, res) for r, res in results if res.contract == "bettel"]
+    assert any(res.won for _, res in bettel) and any(not res.won for _, res in bettel)
+    assert any(len(r["tricks"]) < 8 for r, _ in bettel)  # stops after the declarer's first trick
+    assert any(r["rules"]["bettel"].get("stichzwang") for r, _ in bettel)
+    assert any(res.contract == "sie" and res.won for _, res in results)
+    stock = [res for r, res in results if "stock" in r]
+    assert any(res.contract == "pass" and res.stock_after > res.stock_before for res in stock)  # thrown in
+    assert any(res.contract == "rufspiel" and res.won and res.stock_after == 0 < res.stock_before for res in stock)
+    assert any(res.contract == "rufspiel" and not res.won and res.stock_after == 2 * res.stock_before > 0
+               for res in stock)

@@ -16,6 +16,7 @@ import pytest
 from simkit.cards import format_card
 from simkit.engine.game import play_games
 from simkit.rules import Contract, load_ruleset
+from simkit.rules.contracts import CLASSIC_KIND_NAMES
 from simkit.solver import Position, PositionError, Workspace, position_value, solve, threshold
 from simkit.sim.openings import solve_openings
 from simkit.solver.api import solve_played
@@ -43,7 +44,9 @@ def _cut(record: dict, n_cards: int) -> dict:
 
 
 def _game_records() -> list[dict]:
-    recs = _records(DEMO)
+    # the solver values the six trick contracts; the demo file's club records (Bettel, Sie, Ramsch, a throw-in into
+    # the stock) are the referee's
+    recs = [r for r in _records(DEMO) if r.get("contract") in CLASSIC_KIND_NAMES]
     if FIXTURES.is_file():
         recs += _records(FIXTURES)
     return recs

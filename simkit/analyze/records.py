@@ -23,6 +23,7 @@ from typing import TextIO
 from simkit.cards import CardError, parse_hands
 from simkit.reference import Game, GameResult
 from simkit.replay import RECORD_KEYS, TARIFF_KEYS, ReplayError, load_json_line, play_tricks, start_game
+from simkit.rules.contracts import CLASSIC_KIND_NAMES
 from simkit.rules.ruleset import Ruleset, load_ruleset
 from simkit.solver import Position
 
@@ -80,6 +81,9 @@ def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = Fal
     if "contract" in record and record["contract"] is None:
         raise ReplayError("a thrown-in deal (contract null) has no game to grade")
     game = start_game(record, rules)
+    if game.contract.name not in CLASSIC_KIND_NAMES:  # the solver values the six trick contracts of RULES.md 2.1
+        raise ReplayError(f"contract {game.contract.name}: the solver cannot grade it yet (it values "
+                          f"{', '.join(CLASSIC_KIND_NAMES)})")
     tricks = record["tricks"]
     n = game.n_tricks
     # a record one trick short (or stopping inside the last trick) conceded it: the rest is forced
@@ -94,8 +98,8 @@ def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = Fal
             game.play(game.legal_cards()[0])
             filled += 1
     plays = tuple(c for _, cards, _ in game.tricks for c in cards)
-    opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (), game.doublings,
-                       game.tariff)
+    opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (),
+                       game.doublings + game.knocks, game.tariff)
     gid = record.get("id")
     return GameRecord(str(gid) if gid is not None else f"line {line}", line, record, players, opening, plays,
                       filled), game

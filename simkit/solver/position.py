@@ -60,8 +60,8 @@ class Position:
         except ReplayError as e:
             raise PositionError(str(e)) from None
         plays = [c for _, cards, _ in game.tricks for c in cards] + list(game.current)
-        return cls(game.rules, game.contract, game.declarer, tuple(game.dealt), tuple(plays), game.doublings,
-                   game.tariff)
+        return cls(game.rules, game.contract, game.declarer, tuple(game.dealt), tuple(plays),
+                   game.doublings + game.knocks, game.tariff)
 
     @classmethod
     def opening(cls, hands, contract: Contract, declarer: int, rules: Ruleset | str | None = None,
