@@ -341,3 +341,228 @@ def test_tune_ab_is_zero_for_equal_sides_and_sees_a_change():
     assert changed["differ"] > 0.2  # 0.5 throws in about a quarter more of the short-deck deals
     with pytest.raises(SystemExit, match="unknown config entry"):
         tune.ab("no_such_entry", 0, 1, 10)
+
+
+# ------------------------------------------------------------------------------------------- club rules
+
+from simkit.cards import format_card  # noqa: E402
+from simkit.rules.contracts import BETTEL, RAMSCH, SIE, Contract  # noqa: E402
+from simkit.rules.ruleset import load_ruleset  # noqa: E402
+from simkit.rules.tables import P_ENABLED, P_STICHZWANG, V_BETTEL, V_RUFSPIEL, V_SOLO  # noqa: E402
+from simkit.strategies.api import (  # noqa: E402
+    I_HISTORY_CARDS, I_HISTORY_LEADER, I_TRICK_NO, I_TRICKS_WON, PHASE_KLOPFEN,
+)
+
+CLUB = build_tables(load_ruleset("club"))
+CLUB_SHORT = build_tables(load_ruleset("club-short"))
+
+
+def _with_sie(tables):
+    params = tables.params.copy()
+    params[P_ENABLED] |= 1 << SIE
+    return tables._replace(params=params)
+
+
+def test_private_constants_match_the_rule_tables():
+    from simkit.rules import tables as rt
+    assert (h._BETTEL, h._SIE, h._RAMSCH, h._BETTEL_VARIANT) == (BETTEL, SIE, RAMSCH, rt.V_BETTEL)
+    assert (h._P_DECK_MASK, h._P_ENABLED, h._P_TOUT_ALLOWED, h._P_STICHZWANG) == (
+        rt.P_DECK_MASK, rt.P_ENABLED, rt.P_TOUT_ALLOWED, rt.P_STICHZWANG)
+    assert h._N_VARIANTS == rt.N_VARIANTS
+
+
+def test_bid_rank_follows_bid_order():
+    """The heuristic's rank of every declarable bid orders them as simkit.rules.contracts does."""
+    codes = [(Contract(k, 0 if k in (0, 1, 4, 5) else None, tout), bid_code(k, 0 if k in (0, 1, 4, 5) else -1, tout))
+             for k in range(6) for tout in ((False,) if k == 0 else (False, True))]
+    codes += [(Contract(BETTEL, None), bid_code(BETTEL, -1, False)), (Contract(SIE, None), bid_code(SIE, -1, False))]
+    for a, ca in codes:
+        for b, cb in codes:
+            assert (a.bid_rank < b.bid_rank) == (h._bid_rank(ca) < h._bid_rank(cb)), (a, b)
+
+
+def test_trump_masks_of_the_club_kinds():
+    deck = (1 << 32) - 1
+    assert h._trump_mask(BETTEL, -1, deck) == 0
+    assert h._trump_mask(SIE, -1, deck) == h._trump_mask(1, 2, deck)  # the Herz solo
+    assert h._trump_mask(RAMSCH, -1, deck) == h._trump_mask(0, 0, deck)  # the Rufspiel's
+    for kind, v in ((BETTEL, V_BETTEL), (SIE, V_SOLO + 2), (RAMSCH, V_RUFSPIEL)):
+        tm = h._trump_mask(kind, -1, deck)
+        assert tm == sum(1 << c for c in range(32) if CLUB.eff_suit[v, c] == 4)
+
+
+def test_a_sie_hand_declares_sie_when_enabled():
+    sie = "EO GO HO SO EU GU HU SU"
+    assert do_bid(sie, seat=2, bids=(PASS, bid_code(1, 0, True)), tables=_with_sie(CLUB)) == (SIE, -1, False)
+    assert do_bid(sie, seat=0, tables=CLUB)[0] != SIE  # not enabled in `club`
+    assert do_bid("EO GO HO SO EU GU", tables=_with_sie(CLUB_SHORT)) == (SIE, -1, False)
+    assert do_bid("EO GO HO SO EU HU", tables=_with_sie(CLUB_SHORT))[0] != SIE  # HU instead of GU: no Sie
+
+
+SAFE_BETTEL = "E7 E8 G7 G9 GU H7 S7 S8"   # danger 0: every card has as many own cards under it as opponent cards
+DANGEROUS_BETTEL = "EA EK G8 GZ H9 HO S7 SK"
+
+
+def test_bettel_danger_counts_the_opponent_cards_under_each_card():
+    deck = np.int64((1 << 32) - 1)
+    assert h.bettel_danger(np.int64(mask(SAFE_BETTEL)), deck, CLUB.strength) == 0
+    assert h.bettel_danger(np.int64(mask("E8")), deck, CLUB.strength) == 1  # the 7 is out
+    assert h.bettel_danger(np.int64(mask("E7 EZ")), deck, CLUB.strength) == 1  # Bettel order 7 8 9 Z: 8, 9 out
+    assert h.bettel_danger(np.int64(mask("E7 E8 E9 EZ")), deck, CLUB.strength) == 0
+    assert h.bettel_danger(np.int64(mask(DANGEROUS_BETTEL)), deck, CLUB.strength) > 10
+
+
+def test_a_safe_hand_declares_bettel_a_dangerous_one_does_not():
+    assert do_bid(SAFE_BETTEL, tables=CLUB) == (BETTEL, -1, False)
+    assert do_bid(SAFE_BETTEL, bids=(bid_code(0, 0, False),), tables=CLUB) == (BETTEL, -1, False)  # over a Rufspiel
+    assert do_bid(SAFE_BETTEL, bids=(bid_code(BETTEL, -1, False),), tables=CLUB) is None  # an earlier Bettel wins
+    assert do_bid(DANGEROUS_BETTEL, tables=CLUB) is None
+    assert do_bid(SAFE_BETTEL, tables=T) is None  # Bettel not enabled: the classic bid (a pass)
+    # a hand the heuristic declares a solo-type contract with declares it, not a Bettel, however eager for Bettel
+    eager = CFG.copy()
+    eager[h.C_BETTEL_MAX_DANGER] = 99
+    assert do_bid("EO GO HO SO EU GU HA HZ", tables=CLUB, config=eager)[0] == 1
+    assert do_bid("E7 G8 S9 EK H7 G9 S8 E8", tables=CLUB, config=eager) == (BETTEL, -1, False)
+    # with Stichzwang the limit is lower
+    params = CLUB.params.copy()
+    params[P_STICHZWANG] = 1
+    four = "E7 E8 E9 EK GU H7 S7 S8"  # danger 4: the Gras Unter alone
+    assert h.bettel_danger(np.int64(mask(four)), np.int64((1 << 32) - 1), CLUB.strength) == 4
+    assert do_bid(four, tables=CLUB) == (BETTEL, -1, False)
+    assert do_bid(four, tables=CLUB._replace(params=params)) is None
+
+
+def _club_play(hand, info, tables=CLUB, legal=None):
+    hm = mask(hand)
+    lm = hm if legal is None else mask(legal)
+    c = h.play(np.int64(hm), np.int64(lm), int((info[I_LEADER] + info[I_N_IN_TRICK]) % 4), info, tables.strength,
+               tables.eff_suit, tables.params, CFG)
+    assert lm >> c & 1
+    return format_card(c)
+
+
+def test_bettel_declarer_ducks_under_the_trick_and_discards_danger():
+    # seat 1 declares; seat 0 led EK: the highest card under it (A K O U Z 9 8 7: the Ober), not the 7
+    info = play_info(BETTEL, -1, 1, V_BETTEL, trick=("EK",), leader=0)
+    assert _club_play("EA EO E7 G7", info, legal="EA EO E7") == "EO"
+    # only cards over it: the lowest (a later player may go higher)
+    info = play_info(BETTEL, -1, 1, V_BETTEL, trick=("E8",), leader=0)
+    assert _club_play("EA E9 G7", info, legal="EA E9") == "E9"
+    # void in the led suit: away with the most dangerous card (GA: six cards of Gras under it are out)
+    info = play_info(BETTEL, -1, 1, V_BETTEL, trick=("E8",), leader=0)
+    assert _club_play("GA G7 S7 S8", info) == "GA"
+    # leading (forehand): the lowest card of the suit with the most cards out over it
+    info = play_info(BETTEL, -1, 0, V_BETTEL)
+    assert _club_play("E7 E8 E9 EU G8", info) in ("G8",)
+
+
+def test_bettel_defenders_keep_the_trick_low_and_never_overtake_him():
+    # the declarer (seat 3) plays after me: keep the trick's best card low, away with a high card under it
+    info = play_info(BETTEL, -1, 3, V_BETTEL, trick=("EO",), leader=1)
+    assert _club_play("EA EK EU E7", info, legal="EA EK EU E7") == "EU"
+    # the declarer took the lead with E9 (under my cards? no: I hold E8): stay under him
+    info = play_info(BETTEL, -1, 1, V_BETTEL, trick=("E7", "E9"), leader=0)
+    assert _club_play("EA E8 G7", info, legal="EA E8") == "E8"
+    # leading: a low card of a suit he may still hold; not of a suit he showed void in
+    info = play_info(BETTEL, -1, 1, V_BETTEL, leader=0)
+    info[I_TRICK_NO] = 1
+    info[I_HISTORY_LEADER] = 0
+    info[I_HISTORY_CARDS:I_HISTORY_CARDS + 4] = [parse_card(c) for c in ("S9", "G9", "SA", "SK")]
+    info[I_PLAYED] = mask("S9 G9 SA SK")
+    assert _club_play("S7 E8 EA", info) == "E8"
+
+
+def test_ramsch_throws_points_on_another_players_trick():
+    # seat 0 led EA (it wins): I (seat 1) follow with my Zehn, not the 7
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, trick=("EA",), leader=0)
+    assert _club_play("EZ E7 GA", info, legal="EZ E7") == "EZ"
+    # void: the dearest card, a side ace before a low trump
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, trick=("E9", "EK"), leader=0)
+    assert _club_play("GA H7 S8", info) == "GA"
+    # last and must take it: the fewest points
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, trick=("SU", "H7", "H8"), leader=1)
+    assert _club_play("EO HU", info) == "HU"
+    # a trump under the best one is thrown too (the Ass, 11 points, on the Ober's trick)
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, trick=("HO", "H7", "H8"), leader=1)
+    assert _club_play("EO HA", info) == "HA"
+    # leading: a low card others can beat, not a sure winner
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, leader=2)
+    assert _club_play("EO GA G7 S9", info) in ("G7", "S9")
+
+
+def test_ramsch_stops_a_durchmarsch():
+    # seat 0 has taken the first three tricks and leads GA: I take it with my trump, though it costs points
+    info = play_info(RAMSCH, -1, -1, V_RUFSPIEL, trick=("GA", "G7", "G8"), leader=0)
+    info[I_TRICK_NO] = 3
+    info[I_TRICKS_WON] = 3
+    assert _club_play("EU S7 SZ", info) == "EU"
+    # without a runner I throw the Zehn instead
+    info[I_TRICKS_WON], info[I_TRICKS_WON + 2] = 2, 1
+    assert _club_play("EU S7 SZ", info) == "SZ"
+
+
+def _knock(cards, seat=1, tables=CLUB):
+    info = bidding_info()
+    info[I_PHASE] = PHASE_KLOPFEN
+    return h.klopfen(np.int64(mask(cards)), seat, info, tables.strength, tables.eff_suit, tables.params, CFG)
+
+
+def test_klopfen_on_a_strong_part_hand_only():
+    assert _knock("EO GO HU EA") == 1
+    assert _knock("E7 G8 S9 EK") == 0
+    assert _knock("H7 H8 G9 SK") == 0
+    assert _knock("EO GU EA", tables=CLUB_SHORT) == 1
+    assert _knock("E9 GK SA", tables=CLUB_SHORT) == 0
+
+
+def test_no_kontra_in_the_club_contracts_and_re_in_a_sie():
+    for kind, v in ((BETTEL, V_BETTEL), (SIE, V_SOLO + 2), (RAMSCH, V_RUFSPIEL)):
+        info = play_info(kind, -1, 0 if kind != RAMSCH else -1, v)
+        info[I_PHASE] = PHASE_DOUBLE
+        for cards in ("EO GO HO SO EU GU EA GA", "E7 E8 G7 G8 S7 S8 H7 H8"):
+            assert h.double(np.int64(mask(cards)), 1, info, CLUB.strength, CLUB.eff_suit, CLUB.params, CFG) == 0
+    info = play_info(SIE, -1, 0, V_SOLO + 2)
+    info[I_DOUBLINGS] = 1
+    assert h.double(np.int64(mask("EO GO HO SO EU GU HU SU")), 0, info, CLUB.strength, CLUB.eff_suit, CLUB.params,
+                    CFG) == 1
+
+
+def test_classic_bids_unchanged_by_the_club_entries():
+    """The club entries change no classic decision: under `sauspiel` random hands bid as under a config whose
+    club entries would declare and knock everything."""
+    eager = CFG.copy()
+    eager[h.C_BETTEL_MAX_DANGER] = eager[h.C_BETTEL_MAX_DANGER_SHORT] = 99
+    rng = np.random.default_rng(36)
+    for _ in range(300):
+        hand = sum(1 << int(c) for c in rng.permutation(32)[:8])
+        for seat in range(4):
+            a = h.bid(np.int64(hand), seat, bidding_info(), T.strength, T.eff_suit, T.params, CFG)
+            b = h.bid(np.int64(hand), seat, bidding_info(), T.strength, T.eff_suit, T.params, eager)
+            assert a == b
+            assert decode_bid(a) is None or decode_bid(a)[0] in range(6)
+
+
+@pytest.mark.parametrize("kind,variant", [(BETTEL, V_BETTEL), (SIE, V_SOLO + 2), (RAMSCH, V_RUFSPIEL)])
+@pytest.mark.parametrize("tables", [CLUB, CLUB_SHORT], ids=["long", "short"])
+def test_random_club_positions_return_legal_cards(kind, variant, tables):
+    rng = np.random.default_rng(kind)
+    cards = [c for c in range(32) if (tables.deck_mask >> c) & 1]
+    for _ in range(1500):
+        perm = rng.permutation(cards)
+        n_hand = int(rng.integers(1, tables.hand_size + 1))
+        n_trick = int(rng.integers(0, 4))
+        hand = sum(1 << int(c) for c in perm[:n_hand])
+        trick = [int(c) for c in perm[n_hand:n_hand + n_trick]]
+        k = int(rng.integers(1, n_hand + 1))
+        legal = sum(1 << int(c) for c in perm[:k])
+        info = play_info(kind, -1, -1 if kind == RAMSCH else int(rng.integers(4)), variant,
+                         leader=int(rng.integers(4)))
+        info[I_N_IN_TRICK] = n_trick
+        for j, c in enumerate(trick):
+            info[I_TRICK + j] = c
+        info[I_PLAYED] = sum(1 << int(c) for c in perm[n_hand:n_hand + n_trick + int(rng.integers(0, 8))])
+        info[I_TRICK_NO] = int(rng.integers(0, 4))
+        info[I_TRICKS_WON + int(rng.integers(4))] = info[I_TRICK_NO]
+        seat = int((info[I_LEADER] + n_trick) % 4)
+        c = h.play(np.int64(hand), np.int64(legal), seat, info, tables.strength, tables.eff_suit, tables.params, CFG)
+        assert legal >> c & 1

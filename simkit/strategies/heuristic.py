@@ -25,9 +25,9 @@ from numba.extending import intrinsic
 from simkit.engine.bits import cttz, msb as _msb, popcount
 from simkit.engine.jitcache import jit, source_stamp, stamp_module
 from simkit.strategies.api import (
-    BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_KIND, I_LEADER, I_N_IN_TRICK, I_PARTNER_SHOWN,
-    I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind,
-    bid_suit,
+    BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_HISTORY_CARDS, I_HISTORY_LEADER, I_KIND, I_LEADER,
+    I_N_IN_TRICK, I_PARTNER_SHOWN, I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_TRICK_NO, I_TRICKS_WON,
+    I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind, bid_suit,
 )
 
 _HERE = Path(__file__).resolve().parent
@@ -40,6 +40,9 @@ _STAMP = source_stamp(DEPENDENCIES)
 # (_hand_score, _kind_score, _sure_tout, _call_suit) stays IR-inlined: as LLVM-inlined functions the heuristic's
 # deals were about 5% slower (interleaved runs), IR-inlined they are as fast as before for +3 s of compile.
 _helper = jit(_STAMP, helper=True, _nrt=False)
+# The play of the club contracts is compiled as functions of their own, not forced inline into the classic play:
+# a classic deal keeps the code it had (sauspiel deals per second unchanged within the noise, 2026-12-04)
+_club = jit(_STAMP, _nrt=False)
 
 
 def _kernel(sig):
@@ -91,6 +94,21 @@ _CONFIG = (
                            "Rufspiel base prices"),
     ("re_value", 1.0, "bidding by value: Re when the declarer's expected payout is at least this many Rufspiel "
                       "base prices"),
+    # the club rules (RULES.md 4; docs/heuristic.md "Club rules"): weights fitted by scripts/club_heuristic.py
+    ("k_trump", 0.22, "Klopfen score per trump (Rufspiel order) among the cards seen"),
+    ("k_ober", 0.83, "Klopfen: extra score per Ober among the cards seen"),
+    ("k_unter", 0.57, "Klopfen: extra score per Unter among the cards seen"),
+    ("k_ace", 0.72, "Klopfen: score per side ace among the cards seen"),
+    ("k_forehand", 0.02, "Klopfen: score of sitting at seat 0"),
+    ("th_klopfen", 2.0, "long deck: knock when the Klopfen score of the cards seen reaches this (from there the "
+                        "seat's mean payout is clearly positive: docs/heuristic.md)"),
+    ("th_klopfen_short", 2.0, "the same in the short deck"),
+    ("bettel_max_danger", 4.0, "long deck: declare Bettel when the hand's danger (heuristic.bettel_danger: the "
+                               "opponents' cards under each own card beyond the own cards under it, summed) is at "
+                               "most this (the heuristic then wins 4 Bettels in 5 against itself)"),
+    ("bettel_max_danger_short", 3.0, "the same in the short deck"),
+    ("bettel_stichzwang", 2.0, "with Stichzwang (a player following suit must beat): subtracted from the maximum "
+                               "danger"),
 )
 CONFIG_NAMES = tuple(c[0] for c in _CONFIG)
 DEFAULT_CONFIG = np.array([c[1] for c in _CONFIG], dtype=np.float64)
@@ -102,6 +120,9 @@ C_TH_RUFSPIEL = 8  # + kind: thresholds of the 6 kinds in kind order (rufspiel, 
 C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, C_HIGH_TRUMPS = range(14, 20)
 C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SOLO_MIN_TRUMPS, C_SOLO_MIN_TRUMPS_SHORT, C_SHORT_SHIFT = range(20, 25)
 C_BIDDING, C_DOUBLING, C_BID_MARGIN, C_BID_MARGIN_SHORT, C_KONTRA_MARGIN, C_RE_VALUE = range(25, 31)
+C_K_TRUMP, C_K_OBER, C_K_UNTER, C_K_ACE, C_K_FOREHAND, C_TH_KLOPFEN, C_TH_KLOPFEN_SHORT = range(31, 38)
+C_BETTEL_MAX_DANGER, C_BETTEL_MAX_DANGER_SHORT, C_BETTEL_STICHZWANG = range(38, 41)
+assert _N_CONFIG <= 64  # the named entries stay in front of the value table (VALUES_AT)
 
 # The value table (bidding by value) sits behind the named entries, from VALUES_AT on (room is left for the
 # entries of strategies built on this one, such as pimc), filled from the ruleset by simkit.strategies.values.bind:
@@ -127,6 +148,9 @@ _P_DECK_MASK = 11
 _P_ENABLED = 12
 _P_TOUT_ALLOWED = 13
 _TRUMP = 4
+_BETTEL, _SIE, _RAMSCH = 6, 7, 8  # the club contract kinds (simkit.rules.contracts)
+_BETTEL_VARIANT = 15  # its row of strength / eff_suit (simkit.rules.tables.V_BETTEL): A K O U Z 9 8 7, no trumps
+_P_STICHZWANG = 20
 # Kinds from the highest bid rank down (solo, wenz, farbwenz, geier, farbgeier, rufspiel).
 _KINDS_HIGH_FIRST = (1, 2, 4, 3, 5, 0)
 _RANK_POINTS = 0x0B0A040302000000  # byte r: card points of rank r
@@ -139,22 +163,28 @@ def _points(c):
 
 @_helper
 def _bid_rank(code):
-    """Bidding rank (RULES.md 2.2): Rufspiel < Farbgeier < Geier < Farbwenz < Wenz < Solo; Tout adds 6."""
+    """Bidding rank (RULES.md 2.2, 4.2, 4.3; simkit.rules.contracts.BID_ORDER): Rufspiel < Bettel < Farbgeier <
+    Geier < Farbwenz < Wenz < Solo; Tout adds 7; Sie above every Tout."""
     if code < 0:
         return -1
-    r = (0x132450 >> (4 * (code & 7))) & 0xF  # nibble k: the rank of kind k
+    r = (0xE1243560 >> (4 * (code & 7))) & 0xF  # nibble k: the rank of kind k (kind 7, Sie: 14)
     if (code >> 6) & 1:
-        r += 6
+        r += 7
     return r
 
 
 @_helper
 def _trump_mask(kind, suit, deck):
-    """Cards that are trump in contract (kind, suit); the Rufspiel's trump suit is Herz."""
-    if kind == 0:
+    """Cards that are trump in contract (kind, suit); the Rufspiel's trump suit is Herz. A Ramsch has the
+    Rufspiel's trumps, a Sie the Herz solo's, a Bettel none (``suit`` is -1 for all three)."""
+    if kind == 0 or kind == _RAMSCH:
         m = _OU | (_SUIT0 << 16)
     elif kind == 1:
         m = _OU | (_SUIT0 << (8 * suit))
+    elif kind == _SIE:
+        m = _OU | (_SUIT0 << 16)
+    elif kind == _BETTEL:
+        m = 0
     elif kind == 2:
         m = _UNTERS
     elif kind == 3:
@@ -184,7 +214,7 @@ def _variant(kind, suit):
 @njit(cache=True, inline="always")
 def _suit_cards(kind):
     """The Ober/Unter that rank above the trump suit's own cards in contract ``kind`` (by suit, E strongest)."""
-    if kind == 0 or kind == 1:
+    if kind == 0 or kind == 1 or kind == _SIE or kind == _RAMSCH:
         return _OU
     if kind == 2 or kind == 4:
         return _UNTERS
@@ -414,12 +444,80 @@ def _best_contract(hand, seat, strength, params, config, n_config, min_rank):
     return best_code
 
 
+@njit(cache=True, inline="always")
+def _is_sie(hand, deck):
+    """A Sie hand (RULES.md 4.3): the top trumps of the solo order, a hand of them: every Ober and Unter (long
+    deck), the four Ober with EU and GU (short deck)."""
+    if popcount(deck) == 32:
+        return hand == _OU
+    return hand == (_OBERS | 0x808)
+
+
+@_helper
+def bettel_danger(hand, deck, strength):
+    """How likely ``hand`` is to take a trick in a Bettel (0: safe): over every own card, the opponents' cards of
+    its suit below it beyond the own cards below it, summed. When the suit is led, each opponent card under mine
+    can be answered by one of my lower cards; a card with more opponent cards under it than own ones can be forced
+    to take the trick (an 8 alone under the 7 led; 7-Zehn once the 8 and the 9 are led). A void is safe."""
+    danger = 0
+    m = hand
+    while m:
+        c = _ctz(m)
+        m &= m - 1
+        sc = strength[_BETTEL_VARIANT, c]
+        d = deck & (_SUIT0 << (8 * (c >> 3)))
+        below_opp = 0
+        below_own = 0
+        while d:
+            x = _ctz(d)
+            d &= d - 1
+            if strength[_BETTEL_VARIANT, x] < sc:
+                if (hand >> x) & 1:
+                    below_own += 1
+                else:
+                    below_opp += 1
+        if below_opp > below_own:
+            danger += below_opp - below_own
+    return danger
+
+
 @_helper
 def _bid(hand, seat, info, strength, params, config, n_config):
     min_rank = -1
     for s in range(seat):
         min_rank = max(min_rank, _bid_rank(info[I_BIDS + s]))
-    return _best_contract(hand, seat, strength, params, config, n_config, min_rank)
+    enabled = params[_P_ENABLED]
+    deck = params[_P_DECK_MASK]
+    # Sie cannot be lost and outranks everything: always declared when held (RULES.md 4.3)
+    if (enabled >> _SIE) & 1 and _is_sie(hand, deck):
+        return bid_code(_SIE, -1, False)
+    code = _best_contract(hand, seat, strength, params, config, n_config, min_rank)
+    # Bettel (RULES.md 4.2): with a hand that ducks every trick, unless the heuristic would declare a solo-type
+    # contract (it ranks above and pays as much); over its own Rufspiel, since a safe Bettel wins more
+    if (enabled >> _BETTEL) & 1 and (code == PASS or bid_kind(code) == 0) and min_rank < 1 \
+            and n_config >= _N_CONFIG:
+        limit = config[C_BETTEL_MAX_DANGER_SHORT] if popcount(deck) != 32 else config[C_BETTEL_MAX_DANGER]
+        if params[_P_STICHZWANG] != 0:
+            limit -= config[C_BETTEL_STICHZWANG]
+        if bettel_danger(hand, deck, strength) <= limit:
+            return bid_code(_BETTEL, -1, False)
+    return code
+
+
+@_helper
+def _klopfen(hand, seat, params, config, n_config):
+    """Knock (RULES.md 4.1) when the cards seen (``hand``, part of the hand) predict a clearly positive result:
+    a linear score of their Rufspiel trumps, Ober, Unter and side aces (and forehand), fitted to the payouts of
+    heuristic deals by scripts/club_heuristic.py (docs/heuristic.md)."""
+    if n_config < _N_CONFIG:
+        return 0
+    tr = hand & _trump_mask(0, 0, params[_P_DECK_MASK])
+    s = (config[C_K_TRUMP] * popcount(tr) + config[C_K_OBER] * popcount(tr & _OBERS)
+         + config[C_K_UNTER] * popcount(tr & _UNTERS) + config[C_K_ACE] * popcount(hand & _ACES & ~tr))
+    if seat == 0:
+        s += config[C_K_FOREHAND]
+    th = config[C_TH_KLOPFEN_SHORT] if popcount(params[_P_DECK_MASK]) != 32 else config[C_TH_KLOPFEN]
+    return 1 if s >= th - 1e-9 else 0  # the score is a sum of two-decimal weights: no rounding decides
 
 
 # --------------------------------------------------------------------------------------------- double
@@ -431,6 +529,11 @@ def _double(hand, seat, info, params, config, n_config):
     suit = info[I_SUIT]
     decl = info[I_DECLARER]
     deck = params[_P_DECK_MASK]
+    if kind >= _BETTEL:
+        # the club contracts (the value tables hold only the six classic kinds): a Sie cannot be lost, so its
+        # declarer answers a Kontra with Re; a defender cannot see whether the Bettel declarer's hand ducks, and
+        # the declarer chose it as safe already: no Kontra, no Re. A Ramsch has no doubling.
+        return 1 if kind == _SIE and seat == decl and info[I_DOUBLINGS] == 1 else 0
     declaring_side = seat == decl or (kind == 0 and ((hand >> (8 * suit + 7)) & 1) == 1)
     sc = _hand_score(hand, kind, suit if kind != 0 else 0, seat, deck, config)
     value = _by_value(config, n_config, C_DOUBLING)
@@ -645,6 +748,184 @@ def _lead(hand, legal, seat, info, v, kind, tm, deck, strength, eff_suit, declar
     return _cheapest(legal, v, kind, tm, strength)
 
 
+@njit(cache=True, inline="always")
+def _suit_of(c):
+    return _SUIT0 << (8 * (c >> 3))
+
+
+@_helper
+def _b_extreme(mask, v, strength, highest):
+    """The strongest (``highest``) or weakest card of a non-empty mask in variant ``v``."""
+    best = -1
+    m = mask
+    while m:
+        c = _ctz(m)
+        m &= m - 1
+        if best < 0 or (strength[v, c] > strength[v, best]) == highest:
+            best = c
+    return best
+
+
+@_helper
+def _b_below(c, mask, v, strength):
+    """The cards of ``mask`` in the suit of ``c`` that are weaker than ``c`` (no trumps: the Bettel)."""
+    r = 0
+    m = mask & _suit_of(c)
+    while m:
+        x = _ctz(m)
+        m &= m - 1
+        if strength[v, x] < strength[v, c]:
+            r |= 1 << x
+    return r
+
+
+@_club
+def _bettel_play(hand, legal, seat, info, strength, out, best, winner):
+    """A Bettel (RULES.md 4.2): the declarer ducks, the defenders try to make him take a trick."""
+    v = info[I_VARIANT]
+    decl = info[I_DECLARER]
+    n = info[I_N_IN_TRICK]
+    if seat == decl:
+        if n == 0:
+            # leading (forehand, first trick): the lowest card of the suit where most cards above it are out
+            c_best = -1
+            key_best = -1
+            for e in range(4):
+                held = legal & (_SUIT0 << (8 * e))
+                if held == 0:
+                    continue
+                c = _b_extreme(held, v, strength, False)
+                key = popcount(out & (_SUIT0 << (8 * e)) & ~_b_below(c, out, v, strength))  # out cards above c
+                if key > key_best:
+                    key_best = key
+                    c_best = c
+            return c_best
+        under = _b_below(best, legal, v, strength)
+        if under:
+            return _b_extreme(under, v, strength, True)  # the highest card that stays under: away with danger
+        if legal & _suit_of(best):
+            return _b_extreme(legal, v, strength, False)  # over it anyway: the lowest, a later card may go higher
+        # void in the led suit: discard the most dangerous card (most opponent cards under it beyond my own)
+        c_best = -1
+        key_best = -(1 << 30)
+        m = legal
+        while m:
+            c = _ctz(m)
+            m &= m - 1
+            key = (popcount(_b_below(c, out, v, strength)) - popcount(_b_below(c, hand, v, strength))) * 64 \
+                + strength[v, c]
+            if key > key_best:
+                key_best = key
+                c_best = c
+        return c_best
+    # a defender: the suits the declarer may still hold (cards of it are out, and he has followed it so far)
+    void = 0
+    for t in range(info[I_TRICK_NO]):
+        lead_c = info[I_HISTORY_CARDS + 4 * t]
+        dc = info[I_HISTORY_CARDS + 4 * t + ((decl - info[I_HISTORY_LEADER + t]) & 3)]
+        if (dc >> 3) != (lead_c >> 3):
+            void |= _suit_of(lead_c)
+    k_decl = (decl - info[I_LEADER]) & 3  # the declarer's place in the trick in progress
+    if n > k_decl and (info[I_TRICK + k_decl] >> 3) != (info[I_TRICK] >> 3):
+        void |= _suit_of(info[I_TRICK])
+    his = out & ~void
+    if n == 0:
+        # lead the card of a suit he may hold with the fewest out cards under it (he cannot duck), the lowest
+        c_best = -1
+        key_best = 1 << 30
+        m = legal
+        while m:
+            c = _ctz(m)
+            m &= m - 1
+            if (his & _suit_of(c)) == 0:
+                continue
+            key = popcount(_b_below(c, out, v, strength)) * 64 + strength[v, c]
+            if key < key_best:
+                key_best = key
+                c_best = c
+        if c_best >= 0:
+            return c_best
+        return _b_extreme(legal, v, strength, False)
+    under = _b_below(best, legal, v, strength)
+    nonwin = under | (legal & ~_suit_of(best))  # the cards that do not take the trick from ``best``
+    if n > k_decl:
+        if winner == decl and nonwin:
+            return _b_extreme(nonwin, v, strength, True)  # he takes it: stay under him, away with a high card
+        return _b_extreme(legal, v, strength, True)  # the trick is lost for him or I must overtake: a high card
+    # he plays after me: keep the trick's best card low (he must get under it), away with a high card
+    if nonwin:
+        return _b_extreme(nonwin, v, strength, True)
+    return _b_extreme(legal, v, strength, False)
+
+
+@_club
+def _ramsch_play(hand, legal, seat, info, strength, eff_suit, deck, tm, out, best, winner, pts):
+    """A Ramsch (RULES.md 4.4): everyone for himself, the most card points lose. Lead low cards others can
+    beat; throw the dearest cards on a trick another takes; take a trick only with the cheapest card; stop a
+    player who has taken every trick so far (a Durchmarsch) when I can."""
+    v = info[I_VARIANT]
+    n = info[I_N_IN_TRICK]
+    if n == 0:
+        c_best = -1
+        key_best = 1 << 30
+        m = legal
+        while m:
+            c = _ctz(m)
+            m &= m - 1
+            sure = not _higher_out(c, out, v, _RAMSCH, tm, deck, strength, eff_suit)
+            key = (1000 if sure else 0) + 4 * _points(c) + strength[v, c]
+            if key < key_best:
+                key_best = key
+                c_best = c
+        return c_best
+    n_after = 3 - n
+    if (tm >> best) & 1:
+        beaters = legal & _trumps_above(best, _RAMSCH, tm)
+    else:
+        beaters = (legal & tm) | (legal & _side(best >> 3, tm, deck) & _above(best))
+    t = info[I_TRICK_NO]
+    if beaters and winner != seat and t >= 2 and info[I_TRICKS_WON + winner] == t:
+        # he has taken every trick so far: stop him, with my cheapest card that surely wins, else my strongest
+        m = beaters
+        c_best = -1
+        while m:
+            c = _ctz(m)
+            m &= m - 1
+            if (n_after == 0 or _is_safe(c, out, n_after, v, _RAMSCH, tm, deck, strength, eff_suit)) and (
+                    c_best < 0 or strength[v, c] < strength[v, c_best]):
+                c_best = c
+        if c_best >= 0:
+            return c_best
+        return _b_extreme(beaters, v, strength, True)
+    nonbeat = legal & ~beaters
+    if nonbeat:
+        # the trick goes to another: throw my dearest card (points first, then the strongest: a later winner)
+        c_best = -1
+        key_best = -1
+        m = nonbeat
+        while m:
+            c = _ctz(m)
+            m &= m - 1
+            key = _points(c) * 256 + strength[v, c]
+            if key > key_best:
+                key_best = key
+                c_best = c
+        return c_best
+    c_best = -1
+    key_best = 1 << 30
+    m = beaters
+    while m:
+        c = _ctz(m)
+        m &= m - 1
+        # last: the trick is mine, take it with the fewest points and away with a strong card; else the weakest
+        # card that beats (a later player may take it over)
+        key = _points(c) * 256 - strength[v, c] if n_after == 0 else strength[v, c] * 256 + _points(c)
+        if key < key_best:
+            key_best = key
+            c_best = c
+    return c_best
+
+
 @_helper
 def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts):
     """The card to play (``legal`` has at least two cards): ``tm`` the contract's trump mask, ``out`` the cards
@@ -652,6 +933,10 @@ def _play(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, be
     seat and ``pts`` the trick's card points so far."""
     v = info[I_VARIANT]
     kind = info[I_KIND]
+    if kind == _BETTEL:
+        return _bettel_play(hand, legal, seat, info, strength, out, best, winner)
+    if kind == _RAMSCH:
+        return _ramsch_play(hand, legal, seat, info, strength, eff_suit, deck, tm, out, best, winner, pts)
     decl = info[I_DECLARER]
     n = info[I_N_IN_TRICK]
     partner = info[I_PARTNER_SHOWN]
@@ -731,7 +1016,7 @@ def data_ptr(typingctx, arr):
     return sig, codegen
 
 
-_N_VARIANTS = 15  # rows of strength / eff_suit (simkit.rules.tables)
+_N_VARIANTS = 16  # rows of strength / eff_suit (simkit.rules.tables)
 
 #: signature of :func:`play_kernel`
 PLAY_KERNEL_SIG = types.int64(types.int64, types.int64, types.int64, types.CPointer(types.int64),
@@ -776,6 +1061,16 @@ def double_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
                    carray(config_p, (n_config,)), n_config)
 
 
+#: signature of :func:`klopfen_kernel` (that of :func:`double_kernel`)
+KLOPFEN_KERNEL_SIG = DOUBLE_KERNEL_SIG
+
+
+@_kernel(KLOPFEN_KERNEL_SIG)
+def klopfen_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
+    """:func:`klopfen` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
+    return _klopfen(hand, seat, carray(params_p, (n_params,)), carray(config_p, (n_config,)), n_config)
+
+
 # The api entry points call the kernel entries (each decision body is compiled once: cold compile time).
 
 
@@ -789,6 +1084,13 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
 def double(hand, seat, info, strength, eff_suit, params, config):
     return double_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config),
                          config.shape[0])
+
+
+@_kernel(BID_SIG)
+def klopfen(hand, seat, info, strength, eff_suit, params, config):
+    """1 to knock (RULES.md 4.1), asked before the bidding with ``hand`` the cards the seat has seen."""
+    return klopfen_kernel(hand, seat, data_ptr(info), data_ptr(params), params.shape[0], data_ptr(config),
+                          config.shape[0])
 
 
 @_kernel(PLAY_SIG)
