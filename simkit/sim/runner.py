@@ -106,6 +106,9 @@ class RunOptions:
             return
         if self.game != "bavarian":
             raise RunError("--sessions applies to the Bavarian game only")
+        if len(set(self.seats)) > 1:  # the kernel seats strategies by seat, while the players rotate through them
+            raise RunError("--sessions needs one strategy at every seat (--strategy NAME): the players rotate "
+                           "through the seats, so a strategy per seat would not stay with a player")
         for name, v in (("--sessions", self.sessions), ("--session-deals", self.session_deals)):
             if not isinstance(v, int) or isinstance(v, bool) or not 0 < v < 2**32:
                 raise RunError(f"{name} must be between 1 and 2^32 - 1, not {v!r}")
