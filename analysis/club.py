@@ -140,7 +140,7 @@ def _declarer_hand() -> pl.Expr:
     return e
 
 
-def bettel_shapes(hands: np.ndarray, won: np.ndarray, hand_size: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+def bettel_shapes(hands: np.ndarray, won: np.ndarray) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Bettel win rates by the declarer's hand: by its suit lengths (no trumps in a Bettel: Ober and Unter belong
     to their suits), longest first, and by how many of the top cards (A, K, O) it holds."""
     hands = np.asarray(hands, np.uint64)
@@ -183,8 +183,8 @@ def bettel_tables(ds) -> dict[str, pl.DataFrame] | None:
     tables = {"bettel_win_rates": rates}
     if ds.has_hands:
         h = bettel.select(_declarer_hand().alias("hand"), pl.col("won")).collect(engine="streaming")
-        tables["bettel_by_shape"], tables["bettel_by_top_cards"] = bettel_shapes(
-            h["hand"].to_numpy(), h["won"].to_numpy(), ds.rules.hand_size)
+        tables["bettel_by_shape"], tables["bettel_by_top_cards"] = bettel_shapes(h["hand"].to_numpy(),
+                                                                                 h["won"].to_numpy())
     return tables
 
 

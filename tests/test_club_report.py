@@ -139,7 +139,7 @@ def test_bettel_win_rates_by_seat_and_shape(club_run):
 def test_bettel_shape_of_known_hands():
     eichel_all = sum(1 << c for c in range(8))  # every Eichel card: 8-0-0-0, four of them A, K, O ... three
     mixed = (1 << 0) | (1 << 1) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 16) | (1 << 24) | (1 << 31)  # 3-2-2-1
-    shape, tops = club.bettel_shapes(np.array([eichel_all, mixed, mixed]), np.array([True, False, True]), 8)
+    shape, tops = club.bettel_shapes(np.array([eichel_all, mixed, mixed]), np.array([True, False, True]))
     assert dict(zip(shape["shape"], shape["games"])) == {"8-0-0-0": 1, "3-2-2-1": 2}
     assert dict(zip(tops["top_cards"], tops["games"])) == {3: 1, 1: 2}  # Schellen-Ass in the mixed hand
     assert shape.filter(pl.col("shape") == "3-2-2-1")["win_rate"][0] == 0.5
