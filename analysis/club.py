@@ -453,8 +453,13 @@ def rules_diff(ds_a, ds_b) -> pl.DataFrame:
     a = _flat(as_dataset(ds_a).rules.to_dict())
     b = _flat(as_dataset(ds_b).rules.to_dict())
     keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k) and k not in ("name", "description")]
-    show = lambda v: "-" if v is None else (", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))  # noqa: E731
-    return pl.DataFrame({"key": keys, "a": [show(a.get(k)) for k in keys], "b": [show(b.get(k)) for k in keys]},
+
+    def show(key, v):
+        if v is None:  # a table's price left out is the Rufspiel base (docs/club-rules.md)
+            return "the Rufspiel base" if key.endswith(".price") else "-"
+        return ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+    return pl.DataFrame({"key": keys, "a": [show(k, a.get(k)) for k in keys], "b": [show(k, b.get(k)) for k in keys]},
                         schema={"key": pl.String, "a": pl.String, "b": pl.String})
 
 

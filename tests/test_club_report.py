@@ -264,8 +264,9 @@ def test_house_rules_known_answers(tmp_path):
     assert np.allclose(same["mean_diff"].to_numpy(), 0) and np.allclose(same["sd_diff"].to_numpy(), 0)
     diff = club.rules_diff(a, b)
     keys = set(diff["key"])
-    assert {"all_pass", "klopfen", "contracts", "deck"} <= keys | {"deck"} and "name" not in keys
+    assert {"all_pass", "klopfen", "contracts", "ramsch.price"} <= keys and "name" not in keys and "deck" not in keys
     assert dict(zip(diff["key"], diff["a"]))["all_pass"] == "ramsch"
+    assert dict(zip(diff["key"], diff["b"]))["ramsch.price"] == "the Rufspiel base"  # sauspiel leaves it out
     assert club.rules_diff(a, a).height == 0
     assert not club.tariffs_differ(a, b)  # club uses the sauspiel tariff
     assert "same tariff" in club.unit_note(a, b)

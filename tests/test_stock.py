@@ -270,3 +270,15 @@ def test_simkit_run_sessions_prints_the_stock(tmp_path):
               "--workers", "1", "--json", "--force")
     s = json.loads(res.stdout)
     assert s["deals"] == 600 and s["stock"]["throw_ins"] > 0
+
+
+def test_the_stock_tables_read_a_run_in_sessions(stock_run):
+    from analysis import club
+    from analysis.dataset import scan
+
+    out, summary = stock_run
+    t = club.stock_tables(scan(out))
+    rows = {r["measure"]: r for r in t["stock_summary"].iter_rows(named=True)}
+    assert rows["mean stock before a deal"]["value"] == pytest.approx(summary["stock"]["mean"])
+    assert rows["stock won per session"]["value"] * 40 == pytest.approx(summary["stock"]["won"])
+    assert t["stock_sessions"]["sessions"][0] == 40 and t["stock_players"].height == 4
