@@ -283,7 +283,10 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     sec = []
     sec.append(Section("Provenance", tables=[("", tables["provenance"], {"item": ("", None),
                                                                         "value": ("", None)})]))
-    s = Section("Contract mix", "Share of all deals per contract; passed deals are thrown in (nobody played).")
+    passed = {"ramsch": "deals everybody passed are played as Ramsch",
+              "stock": "passed deals are thrown in and every player pays into the stock"}.get(
+        getattr(ds.rules, "all_pass", "throw-in"), "passed deals are thrown in (nobody played)")
+    s = Section("Contract mix", f"Share of all deals per contract; {passed}.")
     s.tables.append(("", mix, {"label": ("contract", None), "deals": ("deals", "int"), "share": ("share", "pct2")}))
     s.figures.append(("contract_mix", fig_contract_mix(mix)))
     sec.append(s)
