@@ -124,11 +124,13 @@ def register(app: typer.Typer) -> None:
         rules_spec: Optional[str] = typer.Option(
             None, "--rules", help="Ruleset recorded games are settled under (default: run A's ruleset)."),
     ):
-        """Differences A - B in win rate and mean payout to the declarer per contract, with 95% intervals.
+        """Differences A - B in win rate and mean payout to the declarer per contract, with 95% intervals; the rules
+        that differ between the two rulesets and what they do to a player's result per deal (mean and spread).
 
         With a games file as B: run A beside the recorded games (passed share, contract mix, win rate, declarer
         points, Laufende; run - real with 95% intervals).
         """
+        from analysis.club import house_rules_tables, unit_note
         from analysis.dataset import AnalysisError
         from analysis.report import _sort_contracts, build_compare
         from analysis.tables import compare
@@ -140,15 +142,19 @@ def register(app: typer.Typer) -> None:
         a, b = _open(run_a), _open(run_b)
         try:
             cmp = _sort_contracts(compare(a, b))
+            house = house_rules_tables(a, b)
             if out is not None:
                 build_compare(a, b, _out(out, ""))
         except AnalysisError as e:
             raise UserError(str(e)) from None
         except OSError as e:
             raise UserError(f"writing the comparison failed ({e.strerror or e}): {e.filename or out}") from None
-        if as_json:
+        if as_json:  # the contract rows as before, then the house-rule rows, which name their table
             for r in cmp.iter_rows(named=True):
                 print(json.dumps(r))
+            for name, df in house.items():
+                for r in df.iter_rows(named=True):
+                    print(json.dumps({"table": name, **r}))
             return
 
         def pct(x):
@@ -173,6 +179,31 @@ def register(app: typer.Typer) -> None:
 
         stdout().print(escape(f"A = {a.path} ({', '.join(a.strategies)}), B = {b.path} ({', '.join(b.strategies)})"))
         stdout().print(t)
+        _print_house_rules(house, unit_note(a, b))
+
+    def _print_house_rules(house: dict, note: str) -> None:
+        from rich.markup import escape
+
+        diff = house["rules_diff"]
+        if diff.height:
+            d = Table("rule that differs", "A", "B", box=None, pad_edge=False)
+            for r in diff.iter_rows(named=True):
+                d.add_row(escape(r["key"]), escape(r["a"]), escape(r["b"]))
+            stdout().print(d)
+        else:
+            stdout().print("the two rulesets are the same")
+        for name, caption in (("player_result", "tariff units"),
+                              ("player_result_in_rufspiel_bases", "Rufspiel bases")):
+            if name not in house:
+                continue
+            t = Table("seat", "mean A", "mean B", "mean A-B [95%]", "SD A", "SD B", "SD A-B [95%]", box=None,
+                      pad_edge=False, title=f"a player's result per deal ({caption})", title_justify="left")
+            for r in house[name].iter_rows(named=True):
+                t.add_row(r["seat"], _num(r["mean_a"], 3), _num(r["mean_b"], 3),
+                          _iv(r["mean_diff"], r["mean_diff_low"], r["mean_diff_high"], 3), _num(r["sd_a"], 2),
+                          _num(r["sd_b"], 2), _iv(r["sd_diff"], r["sd_diff_low"], r["sd_diff_high"], 2))
+            stdout().print(t)
+        stdout().print(note)
 
     def _compare_games(run: Path, games: Path, out: Optional[Path], as_json: bool, rules_spec: Optional[str]):
         from rich.markup import escape
@@ -209,3 +240,15 @@ def register(app: typer.Typer) -> None:
                 t.add_row(*[escape(x) for x in r])
             console.print()
             console.print(t)
+
+
+def _num(x, digits: int) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def _iv(d, lo, hi, digits: int) -> str:
+    if d is None:
+        return "-"
+    if lo is None or hi is None:
+        return f"{d:+.{digits}f} [n/a]"
+    return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from analysis.club import club_sections, house_rules_section, house_rules_tables
 from analysis.dataset import AnalysisError, Dataset, aggregate_many, as_dataset, finish, label, rollup
 from analysis.page import Section, grid, png, pyplot, write
 from analysis.tables import (
@@ -282,7 +283,10 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     sec = []
     sec.append(Section("Provenance", tables=[("", tables["provenance"], {"item": ("", None),
                                                                         "value": ("", None)})]))
-    s = Section("Contract mix", "Share of all deals per contract; passed deals are thrown in (nobody played).")
+    passed = {"ramsch": "deals everybody passed are played as Ramsch",
+              "stock": "passed deals are thrown in and every player pays into the stock"}.get(
+        getattr(ds.rules, "all_pass", "throw-in"), "passed deals are thrown in (nobody played)")
+    s = Section("Contract mix", f"Share of all deals per contract; {passed}.")
     s.tables.append(("", mix, {"label": ("contract", None), "deals": ("deals", "int"), "share": ("share", "pct2")}))
     s.figures.append(("contract_mix", fig_contract_mix(mix)))
     sec.append(s)
@@ -357,6 +361,9 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     sec.append(s)
     if "dd_points" in ds.columns:
         sec.append(dd_section(ds, tables, [c for c, _ in big]))
+    club, club_tables = club_sections(ds)  # Ramsch, Bettel, Klopfen, Stock: each only when the run has such rows
+    sec += club
+    tables.update(club_tables)
     return sec, tables
 
 
@@ -550,6 +557,9 @@ def build_against(run, games, out, rules=None) -> Path:
 def build_compare(run_a, run_b, out) -> Path:
     a, b = as_dataset(run_a), as_dataset(run_b)
     s, cmp_tables = compare_section(a, b)
+    house = house_rules_tables(a, b)
+    cmp_tables.update(house)
     prov = [Section("Provenance A", tables=[("", provenance(a), {"item": ("", None), "value": ("", None)})]),
             Section("Provenance B", tables=[("", provenance(b), {"item": ("", None), "value": ("", None)})])]
-    return write([s] + prov, cmp_tables, Path(out), f"simkit compare: {a.name} vs {b.name}")
+    return write([house_rules_section(a, b, house), s] + prov, cmp_tables, Path(out),
+                 f"simkit compare: {a.name} vs {b.name}")

@@ -3,6 +3,8 @@
 * :func:`wilson` - 95% Wilson score interval of a proportion (good coverage even for small n or p near 0/1).
 * :func:`mean_interval` - normal interval of a mean from count, sum and sum of squares (so that partial sums from
   batches can be merged before the interval is taken); :func:`mean_interval_of` the same from the values.
+* :func:`sd_interval` - a standard deviation and its standard error (delta method) from sums of per-observation
+  first and second moments, so that a pooled spread (several seats of one deal) gets an honest interval.
 * :func:`diff_proportions` - Newcombe's hybrid score interval for p1 - p2 (built from the two Wilson intervals).
 * :func:`chi2_sf` - upper tail of the chi-square distribution (regularized incomplete gamma).
 * :func:`chi_square_gof` - Pearson goodness of fit of observed counts to exact probabilities, pooling rare cells.
@@ -63,6 +65,28 @@ def mean_interval_of(x, z: float = Z95) -> tuple[float, float, float]:
         return mean, float("nan"), float("nan")
     half = z * float(x.std(ddof=1)) / math.sqrt(x.size)
     return mean, mean - half, mean + half
+
+
+def sd_interval(n, s1, s11, s2, s22, s12, z: float = Z95):
+    """(sd, low, high, se) of the spread of a quantity observed through independent units (deals), from sums over
+    the units of ``y1`` (the unit's mean value), ``y1**2``, ``y2`` (the unit's mean squared value), ``y2**2`` and
+    ``y1 * y2``. For one value per unit ``y1 = x`` and ``y2 = x**2``; for several dependent values per unit (the four
+    seats of a deal) their means, so that the dependence does not shrink the interval.
+
+    sd^2 = E[y2] - E[y1]^2; its variance by the delta method, Var(y2 - 2 mu y1) / n, and se(sd) = se(sd^2) / (2 sd)
+    (normal approximation; needs many units)."""
+    n = np.asarray(n, np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.asarray(s1, np.float64) / n
+        m2 = np.asarray(s2, np.float64) / n
+        var = np.maximum(m2 - mu * mu, 0.0) * n / (n - 1)
+        sd = np.sqrt(var)
+        v1 = np.asarray(s11, np.float64) / n - mu * mu
+        v2 = np.asarray(s22, np.float64) / n - m2 * m2
+        c12 = np.asarray(s12, np.float64) / n - mu * m2
+        var_var = np.maximum(v2 - 4 * mu * c12 + 4 * mu * mu * v1, 0.0) / n
+        se = np.sqrt(var_var) / (2 * sd)
+    return sd, sd - z * se, sd + z * se, se
 
 
 def diff_proportions(w1, n1, w2, n2, z: float = Z95):

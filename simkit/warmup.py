@@ -121,6 +121,16 @@ def _old_german() -> None:
     play_parties(1, 0, 1)
 
 
+def _stock() -> None:
+    import numpy as np
+
+    from simkit.rules.ruleset import load_ruleset
+    from simkit.sim.stock import settle_rows
+
+    z = np.zeros(1, np.int8)
+    settle_rows(z - 1, z - 1, z - 1, z.astype(bool), z, np.zeros((1, 4)), ~z.astype(bool), load_ruleset())
+
+
 def _report() -> None:
     from analysis.regen import seat_hands
 
@@ -142,6 +152,7 @@ KERNELS: dict[str, Kernel] = {k.name: k for k in (
     Kernel("ceiling", "the ceiling kernel", "engine", _ceiling, True),
     Kernel("old-german", "the old German game's kernels", "engine", _old_german, True),
     Kernel("report", "the report's hand regeneration", "engine", _report, True),
+    Kernel("stock", "the stock settlement", "engine", _stock, True),
 )}
 
 

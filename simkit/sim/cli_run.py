@@ -21,6 +21,10 @@ def register(app: typer.Typer) -> None:
         deals: Optional[str] = typer.Option(None, "--deals", help="Number of deals: 1e7, 10000000, 10_000_000 or 10M."),
         parties: Optional[str] = typer.Option(None, "--parties",
                                               help="Old German game: number of whole parties (instead of --deals)."),
+        sessions: Optional[str] = typer.Option(None, "--sessions",
+                                               help="Play N sessions (with --session-deals M; instead of --deals): "
+                                                    "the deal rotates, the stock carries (all_pass = \"stock\")."),
+        session_deals: Optional[str] = typer.Option(None, "--session-deals", help="Deals in each session."),
         seed: int = typer.Option(0, "--seed", help="Run seed: deal i of a seed is the same everywhere."),
         rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         deck: Optional[str] = typer.Option(None, "--deck", help="long or short (default: the ruleset's deck)."),
@@ -51,13 +55,24 @@ def register(app: typer.Typer) -> None:
         from simkit.sim.runner import run as run_batch
         from simkit.strategies import StrategyError
 
-        if (deals is None) == (parties is None):
-            raise UserError("give --deals N" + (" or --parties N (not both)" if parties else " (or, for the old "
-                                                "German game, --parties N)"))
-        try:
-            n = parse_count(deals if parties is None else parties)
-        except UserError as e:
-            raise UserError(str(e).replace("--deals", "--parties") if parties else str(e)) from None
+        if (sessions is None) != (session_deals is None):
+            raise UserError("--sessions N and --session-deals M go together (N sessions of M deals each)")
+        if sessions is not None:
+            if deals is not None or parties is not None:
+                raise UserError(f"give --sessions with --session-deals, or --{'deals' if deals else 'parties'}, "
+                                "not both")
+            n_sessions = _count(sessions, "--sessions")
+            n_session_deals = _count(session_deals, "--session-deals")
+            n = n_sessions * n_session_deals
+        else:
+            n_sessions = n_session_deals = None
+            if (deals is None) == (parties is None):
+                raise UserError("give --deals N" + (" or --parties N (not both)" if parties else " (or --sessions N "
+                                                    "--session-deals M; for the old German game, --parties N)"))
+            try:
+                n = parse_count(deals if parties is None else parties)
+            except UserError as e:
+                raise UserError(str(e).replace("--deals", "--parties") if parties else str(e)) from None
         rules = load_ruleset(rules_spec)
         if deck is not None:
             if deck not in ("long", "short"):
@@ -85,7 +100,7 @@ def register(app: typer.Typer) -> None:
         try:
             opts = RunOptions(deals=n, seed=seed, rules=rules, seats=names, contract=forced, declarer=declarer,
                               store_hands=store_hands, store_bids=store_bids, parties=parties is not None, dd=dd,
-                              store_play=store_play)
+                              store_play=store_play, sessions=n_sessions, session_deals=n_session_deals)
         except RunError as e:
             raise UserError(str(e)) from None
         if out is None:
@@ -116,6 +131,14 @@ def register(app: typer.Typer) -> None:
         _print_summary(summary, stdout())
 
 
+def _count(text: str, option: str) -> int:
+    """A count given as text (1e3, 1000, 1_000, 1k), its errors naming ``option``."""
+    try:
+        return parse_count(text)
+    except UserError as e:
+        raise UserError(str(e).replace("--deals", option)) from None
+
+
 def _print_summary(s: dict, console) -> None:
     rate = f", {s['deals'] / s['seconds']:,.0f} deals/s" if s.get("seconds") else ""
     console.print(f"{s['deals']:,} deals in {s['out']}{rate}; passed {s['passed_share']:.1%}")
@@ -124,6 +147,12 @@ def _print_summary(s: dict, console) -> None:
         wr = "" if c["declarer_win_rate"] is None else f"{c['declarer_win_rate']:.1%}"
         t.add_row(name, f"{c['games']:,}", f"{c['share']:.1%}", wr)
     console.print(t)
+    if s.get("sessions"):
+        console.print(f"{s['sessions']['sessions']:,} sessions of {s['sessions']['session_deals']:,} deals")
+    if s.get("stock"):
+        st = s["stock"]
+        console.print(f"stock: mean {st['mean']:,.1f} before a deal (max {st['max']:,}); {st['throw_ins']:,} "
+                      f"throw-ins paid into it; won {st['won']:,} times ({st['won_share']:.2%} of deals)")
     if s.get("impossible"):
         console.print(f"{s['impossible']:,} deals where the forced contract was impossible")
     if not s["complete"]:

@@ -100,7 +100,7 @@ def load(run_dir: Path) -> dict[str, Any]:
 
 
 #: options recorded in the manifest only when they are on (``"dd": true``); absent means off
-OPTIONAL_FLAGS = ("dd", "store_play")
+OPTIONAL_FLAGS = ("dd", "store_play", "sessions")
 
 
 def mismatches(manifest: dict[str, Any], identity: dict[str, Any]) -> list[str]:

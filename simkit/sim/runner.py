@@ -43,7 +43,7 @@ class RunError(ValueError):
 class RunOptions:
     """Everything that decides the rows of a run (and so must match on ``--resume``)."""
 
-    deals: int
+    deals: int | None = None  # with sessions: None (sessions x session_deals) or that product
     seed: int = 0
     rules: Ruleset = field(default_factory=lambda: load_ruleset())
     seats: tuple[str, str, str, str] = ("heuristic",) * 4
@@ -55,12 +55,17 @@ class RunOptions:
     store_play: bool = False  # play (every card in play order) and the Kontra/Re seats: games `simkit export` writes
     shard_size: int | None = None  # default: from the number of deals
     parties: bool = False  # old German game only: ``deals`` counts whole parties
+    # sessions (docs/club-rules.md "Stock"): deal j of session s is deal id s * session_deals + j; the deal rotates,
+    # the stock carries from deal to deal (with all_pass = "stock"), rows carry the session and player ids
+    sessions: int | None = None
+    session_deals: int | None = None
 
     @property
     def game(self) -> str:
         return getattr(self.rules, "game", "bavarian")
 
     def __post_init__(self):
+        self._check_sessions()
         unit = "--parties" if self.parties else "--deals"
         if not 0 < self.deals < 2**63:
             raise RunError(f"{unit} must be between 1 and 2^63 - 1, not {self.deals}")
@@ -89,13 +94,49 @@ class RunOptions:
         if len(self.seats) != 4:
             raise RunError("--seats needs four strategies, one per seat")
 
+    def _check_sessions(self) -> None:
+        if (self.sessions is None) != (self.session_deals is None):
+            raise RunError("--sessions and --session-deals go together (N sessions of M deals each)")
+        if self.sessions is None:
+            if self.deals is None:
+                raise RunError("give the number of deals (--deals) or of sessions (--sessions with --session-deals)")
+            if getattr(self.rules, "all_pass", None) == "stock":
+                raise RunError('all_pass = "stock" needs sessions (--sessions N --session-deals M): the stock '
+                               'carries from deal to deal of a session')
+            return
+        if self.game != "bavarian":
+            raise RunError("--sessions applies to the Bavarian game only")
+        if len(set(self.seats)) > 1:  # the kernel seats strategies by seat, while the players rotate through them
+            raise RunError("--sessions needs one strategy at every seat (--strategy NAME): the players rotate "
+                           "through the seats, so a strategy per seat would not stay with a player")
+        for name, v in (("--sessions", self.sessions), ("--session-deals", self.session_deals)):
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 < v < 2**32:
+                raise RunError(f"{name} must be between 1 and 2^32 - 1, not {v!r}")
+        total = self.sessions * self.session_deals
+        if self.deals is None:
+            object.__setattr__(self, "deals", total)  # frozen: set once, here
+        elif self.deals != total:
+            raise RunError(f"--deals {self.deals} is not --sessions x --session-deals ({total}); give one or the other")
+        if self.shard_size and self.shard_size % self.session_deals:
+            raise RunError(f"the shard size ({self.shard_size}) must be a whole number of sessions of "
+                           f"{self.session_deals} deals (a shard holds whole sessions: the stock carries inside one)")
+
+    @property
+    def stock(self) -> bool:
+        """The stock is settled: the ruleset's all-pass deals pay into it (it needs sessions)."""
+        return self.sessions is not None and self.rules.all_pass == "stock"
+
     @property
     def shard(self) -> int:
         if self.shard_size:
             return self.shard_size
         if self.dd or self._slow_seats:  # milliseconds a deal: small shards keep the progress bar and cores busy
-            return min(DD_SHARD, max(1, math.ceil(self.deals / 8)))
-        return min(MAX_SHARD, max(MIN_SHARD, math.ceil(self.deals / 8)))
+            size = min(DD_SHARD, max(1, math.ceil(self.deals / 8)))
+        else:
+            size = min(MAX_SHARD, max(MIN_SHARD, math.ceil(self.deals / 8)))
+        if self.session_deals:  # whole sessions a shard (the stock carries inside a session)
+            size = max(1, round(size / self.session_deals)) * self.session_deals
+        return size
 
     @property
     def _slow_seats(self) -> bool:
@@ -126,6 +167,8 @@ class RunOptions:
             "store_bids": self.store_bids,
             **({"dd": True} if self.dd else {}),  # absent in runs without it (and in runs written before it)
             **({"store_play": True} if self.store_play else {}),  # likewise
+            **({"sessions": {"sessions": self.sessions, "session_deals": self.session_deals}}
+               if self.sessions else {}),  # likewise
         }
 
     def file_metadata(self) -> dict[str, str]:
@@ -158,8 +201,10 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     name = mf.shard_name(start // opts.shard)
     tmp = mf.temp_path(run_dir / name)
     sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd,
-                 store_play=opts.store_play, hand_size=opts.rules.hand_size)
+                 store_play=opts.store_play, hand_size=opts.rules.hand_size, sessions=opts.sessions is not None,
+                 stock=opts.stock)
     stats = ShardStats()
+    stock = 0  # a shard starts with a session, so with an empty stock; a chunk may end inside one
     try:
         with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
             for a in range(start, stop, chunk):
@@ -168,6 +213,9 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
                                    contract=opts.contract, declarer=opts.declarer, trace=opts.store_play)
                 if opts.dd:
                     games.update(dd_columns(games, opts.rules))
+                if opts.sessions is not None:
+                    games.update(sessions_columns(games, opts, stock))
+                    stock = int(games["stock_after"][-1]) if opts.stock else 0
                 writer.write_table(columns_from_games(games, sch))
                 stats.add(games)
     except BaseException:
@@ -176,6 +224,21 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     # the main process renames the file into place together with the manifest (simkit.sim.manifest.commit)
     return {"file": name, "start": start, "stop": stop, "rows": stop - start, "summary": stats.to_dict(),
             "pending": {tmp.name: name}}
+
+
+def sessions_columns(games: dict[str, np.ndarray], opts: RunOptions, stock: int) -> dict[str, np.ndarray]:
+    """``session``, ``players``, ``stock_before``, ``stock_after`` and, with a stock, the payouts as whole changes
+    (the game plus the stock share; simkit.sim.stock) of deals played in deal order; ``stock``: the stock before
+    the first of them (when it does not start a session)."""
+    from simkit.sim.stock import session_columns, settle_rows
+
+    cols = session_columns(games["deal_id"], opts.session_deals)
+    first = cols.pop("first")
+    if not opts.stock:  # sessions without a stock (another all_pass): the rows carry the player ids only
+        return cols
+    settled = settle_rows(games["kind"], games["declarer"], games["partner"], games["won"], games.get("knocked"),
+                          games["payouts"], first, opts.rules, impossible=games.get("impossible"), stock=stock)
+    return {**cols, **settled}
 
 
 def dd_columns(games: dict[str, np.ndarray], rules: Ruleset) -> dict[str, np.ndarray]:
@@ -200,6 +263,7 @@ class ShardStats:
         self.passed = 0
         self.impossible = 0
         self.games: dict[str, list[int]] = {}  # contract label -> [games, declarer wins]
+        self.stock: dict[str, int] | None = None  # runs in sessions: sum and max of the stock, times it was won
         if data:
             self.merge(data)
 
@@ -225,6 +289,19 @@ class ShardStats:
             entry = self.games.setdefault(self.label(int(key) // 2 - 1, bool(key % 2)), [0, 0])
             entry[0] += int(games[key])
             entry[1] += int(wins[key])
+        if "stock_before" in g:
+            before = np.asarray(g["stock_before"], np.int64)
+            after = np.asarray(g["stock_after"], np.int64)
+            self._merge_stock({"sum": int(before.sum()), "max": int(before.max(initial=0)),
+                               "won": int(((before > 0) & (after == 0)).sum()),
+                               "throw_ins": int(((kind < 0) & ~imp).sum())})
+
+    def _merge_stock(self, d: dict) -> None:
+        if self.stock is None:
+            self.stock = {"sum": 0, "max": 0, "won": 0, "throw_ins": 0}
+        for k in ("sum", "won", "throw_ins"):
+            self.stock[k] += d[k]
+        self.stock["max"] = max(self.stock["max"], d["max"])
 
     def merge(self, d: dict) -> None:
         self.deals += d["deals"]
@@ -234,9 +311,12 @@ class ShardStats:
             e = self.games.setdefault(k, [0, 0])
             e[0] += n
             e[1] += w
+        if d.get("stock") is not None:
+            self._merge_stock(d["stock"])
 
     def to_dict(self) -> dict:
-        return {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games}
+        return {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games,
+                **({"stock": self.stock} if self.stock is not None else {})}
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -441,6 +521,13 @@ def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
         "strategies": manifest["strategies"],
         "ruleset": manifest["ruleset"]["name"],
     }
+    if manifest.get("sessions"):
+        out["sessions"] = manifest["sessions"]
+    if stats.stock is not None and stats.deals:
+        st = stats.stock
+        # "won": deals where a Rufspiel emptied a stock that held something
+        out["stock"] = {"mean": st["sum"] / stats.deals, "max": st["max"], "won": st["won"],
+                        "won_share": st["won"] / stats.deals, "throw_ins": st["throw_ins"]}
     if elapsed is not None:
         out["seconds"] = round(elapsed, 3)
     return out

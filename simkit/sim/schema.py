@@ -52,6 +52,17 @@ DD_FIELDS = [
     pa.field("dd_won", pa.bool_(), nullable=True),
 ]
 
+#: runs in sessions (``--sessions``): the session and the player at each seat (the deal rotates); with a stock
+#: (``all_pass = "stock"``) the stock before and after the deal, and the payouts are each seat's whole change
+SESSION_FIELDS = [
+    pa.field("session", pa.uint32(), nullable=False),
+    *[pa.field(f"player_{s}", pa.uint8(), nullable=False) for s in range(4)],
+]
+STOCK_FIELDS = [
+    pa.field("stock_before", pa.int64(), nullable=False),
+    pa.field("stock_after", pa.int64(), nullable=False),
+]
+
 
 def play_type(hand_size: int) -> pa.DataType:
     """``--store-play``: the type of the ``play`` column, every card of the deal in play order (4 * hand size)."""
@@ -59,8 +70,10 @@ def play_type(hand_size: int) -> pa.DataType:
 
 
 def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False,
-           dd: bool = False, store_play: bool = False, hand_size: int = 8) -> pa.Schema:
-    fields = (BASE_FIELDS + (BID_FIELDS if store_bids else DOUBLING_FIELDS if store_play else [])
+           dd: bool = False, store_play: bool = False, hand_size: int = 8, sessions: bool = False,
+           stock: bool = False) -> pa.Schema:
+    fields = (BASE_FIELDS + (SESSION_FIELDS if sessions else []) + (STOCK_FIELDS if stock else [])
+              + (BID_FIELDS if store_bids else DOUBLING_FIELDS if store_play else [])
               + (HAND_FIELDS if store_hands else []) + (DD_FIELDS if dd else [])
               + ([pa.field("play", play_type(hand_size), nullable=True)] if store_play else []))
     return pa.schema(fields, metadata=metadata)
@@ -83,7 +96,7 @@ def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table
         cols["dd_won"] = arrow.column(g["dd_won"], pa.bool_(), null=unsolved)
     if "play" in schema_.names:  # the kernel's trace of the cards played; null where nothing was played
         cols["play"] = play_column(g["trace_played"], kind < 0, schema_.field("play").type)
-    per_seat = {"payout": "payouts", "bid": "bids", "hand": "hands"}  # column prefix -> (n, 4) array
+    per_seat = {"payout": "payouts", "bid": "bids", "hand": "hands", "player": "players"}  # column prefix -> (n, 4) array
     for f in schema_:
         if f.name in cols:
             values = cols[f.name]
