@@ -791,6 +791,13 @@ def double(hand, seat, info, strength, eff_suit, params, config):
                          config.shape[0])
 
 
+@_kernel(BID_SIG)
+def klopfen(hand, seat, info, strength, eff_suit, params, config):
+    """PLACEHOLDER (branch kernel36, so the kernel compiles): never knocks. Branch heur36 writes the real
+    decision with this signature (simkit.strategies.api.KLOPFEN_SIG); take theirs when merging."""
+    return 0
+
+
 @_kernel(PLAY_SIG)
 def play(hand, legal, seat, info, strength, eff_suit, params, config):
     if (legal & (legal - 1)) == 0:
