@@ -124,6 +124,11 @@ def _print_summary(s: dict, console) -> None:
         wr = "" if c["declarer_win_rate"] is None else f"{c['declarer_win_rate']:.1%}"
         t.add_row(name, f"{c['games']:,}", f"{c['share']:.1%}", wr)
     console.print(t)
+    if "ramsch" in s["contracts"]:
+        console.print("ramsch: the declarer is the loser (or the Durchmarsch winner); declarer wins = Durchmarsch")
+    if s.get("knocked_share") is not None:
+        console.print(f"klopfen: {s['knocked_share']:.1%} of the deals with a knock, "
+                      f"{s['knocks_per_deal']:.3f} knocks per deal")
     if s.get("impossible"):
         console.print(f"{s['impossible']:,} deals where the forced contract was impossible")
     if not s["complete"]:

@@ -158,7 +158,8 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     name = mf.shard_name(start // opts.shard)
     tmp = mf.temp_path(run_dir / name)
     sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd,
-                 store_play=opts.store_play, hand_size=opts.rules.hand_size)
+                 store_play=opts.store_play, hand_size=opts.rules.hand_size, klopfen=opts.rules.klopfen,
+                 ramsch=opts.rules.all_pass == "ramsch")
     stats = ShardStats()
     try:
         with pq.ParquetWriter(tmp, sch, **write_options(sch)) as writer:
@@ -200,6 +201,8 @@ class ShardStats:
         self.passed = 0
         self.impossible = 0
         self.games: dict[str, list[int]] = {}  # contract label -> [games, declarer wins]
+        self.knocked = 0  # deals with at least one knock (Klopfen)
+        self.knocks = 0  # knocks in all
         if data:
             self.merge(data)
 
@@ -225,18 +228,27 @@ class ShardStats:
             entry = self.games.setdefault(self.label(int(key) // 2 - 1, bool(key % 2)), [0, 0])
             entry[0] += int(games[key])
             entry[1] += int(wins[key])
+        if "knocked" in g:
+            knocks = np.bitwise_count(np.asarray(g["knocked"], np.uint8))
+            self.knocked += int(np.count_nonzero(knocks))
+            self.knocks += int(knocks.sum())
 
     def merge(self, d: dict) -> None:
         self.deals += d["deals"]
         self.passed += d["passed"]
         self.impossible += d.get("impossible", 0)
+        self.knocked += d.get("knocked", 0)
+        self.knocks += d.get("knocks", 0)
         for k, (n, w) in d["games"].items():
             e = self.games.setdefault(k, [0, 0])
             e[0] += n
             e[1] += w
 
     def to_dict(self) -> dict:
-        return {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games}
+        out = {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games}
+        if self.knocks:
+            out.update(knocked=self.knocked, knocks=self.knocks)
+        return out
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -419,7 +431,9 @@ def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:
 
 
 def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
-    """Deals, passed share and, per contract, games, share of played games and declarer win rate."""
+    """Deals, passed share and, per contract, games, share of played games and declarer win rate (a Ramsch's
+    "declarer" is its loser or Durchmarsch winner: its win rate is the Durchmarsch rate); with Klopfen, the share of
+    deals with a knock and the knocks per deal."""
     if manifest.get("game") == "old-german":
         from simkit.oldgerman.runner import summarize as summarize_old_german
         return summarize_old_german(manifest, elapsed)
@@ -437,6 +451,8 @@ def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
         "passed_share": stats.passed / stats.deals if stats.deals else None,
         "impossible": stats.impossible,
         "contracts": contracts,
+        **({"knocked_share": stats.knocked / stats.deals, "knocks_per_deal": stats.knocks / stats.deals}
+           if stats.knocks and stats.deals else {}),
         "seed": manifest["seed"],
         "strategies": manifest["strategies"],
         "ruleset": manifest["ruleset"]["name"],
