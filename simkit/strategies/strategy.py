@@ -35,6 +35,10 @@ class StrategyError(Exception):
             why = declaration_error(hand, value, rules) or "not a valid declaration"
             msg = f"{who} declared {describe_bid(value)} in deal {deal}: {why}"
             kind = "bid"
+        elif decision == 3:
+            msg = (f"{who} answered {value} when asked whether to knock (Klopfen) in deal {deal}: klopfen() must "
+                   f"return 0 or 1")
+            kind = "klopfen"
         elif decision == 1:
             q = "Re" if trick == 1 else "Kontra"
             msg = f"{who} answered {value} when asked for {q} in deal {deal}: double() must return 0 or 1"
