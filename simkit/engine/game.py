@@ -7,10 +7,17 @@ integer id, plug-ins are first-class functions (simkit.strategies.dispatch). The
 The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run ``seed``):
 
 1. **Dealing**: ``deal_row(seed, index)`` (simkit.engine.deal), the same hands as :func:`simkit.engine.deal.deal`.
-2. **Bidding** (RULES.md 2.2): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
+1a. **Klopfen** (RULES.md 4.1, only when ``params[P_KLOPFEN]``): seats 0..3 in turn are asked ``klopfen`` with the
+   ``params[P_KLOPFEN_CARDS]`` cards of their hand they have seen, drawn uniformly from stream (seed, index,
+   STREAM_KLOPFEN) (:func:`_seen_cards`); ``info[I_KNOCKED]`` gathers a bit per knock; each knock doubles the price.
+   Without Klopfen nothing is drawn or asked.
+2. **Bidding** (RULES.md 2.2, 4.2, 4.3): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
    ``info[I_BIDS:I_BIDS+4]`` (``NOT_ASKED`` for later seats). The highest rank of
-   ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order), the earlier
-   seat on equal rank. Four passes: the row is recorded as passed (``kind`` -1, results 0) and nothing else is asked.
+   ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order, Sie above
+   every Tout), the earlier seat on equal rank. Four passes: the row is recorded as passed (``kind`` -1, results 0)
+   and nothing else is asked, unless ``params[P_ALL_PASS]`` is Ramsch (RULES.md 4.4): then the deal is played as a
+   Ramsch (variant 0, no called ace, no Kontra, each seat for himself) and scored by
+   simkit.engine.kernel.ramsch_score; its row's ``declarer`` is the loser or the Durchmarsch winner.
 3. **Doubling** (RULES.md 2.3), after the contract is fixed and before the first card is led (so within "before
    the second card of the first trick"): if ``max_doublings >= 1`` every defender (every seat but the declarer and
    the Rufspiel partner) is asked ``double`` in seat order 0..3 until one says 1 (Kontra; nobody else is asked).
@@ -19,7 +26,9 @@ The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run 
    (-1: Kontra is asked; else Re).
 4. **Play**: seat 0 leads the first trick; each card is ``play(hand, legal, ...)`` with ``legal`` computed by the
    kernel (every called-ace rule; simkit.engine.kernel.legal_cards), then the same trick resolution and scoring as
-   simkit.engine.kernel (shared code). ``play`` is asked for every card, even when only one is legal.
+   simkit.engine.kernel (shared code). ``play`` is asked for every card, even when only one is legal. A Bettel with
+   ``params[P_STICHZWANG]`` restricts ``legal`` by simkit.engine.kernel.must_beat; Bettel and Sie are scored by
+   simkit.engine.kernel.club_score. Every price is multiplied by 2^(doublings + knocks).
 
 A strategy error stops the kernel at that deal: an impossible declaration (a malformed code, a disabled contract,
 a Tout where Touts are off or of a Rufspiel, a Rufspiel calling Herz, an ace he holds or a suit he has no non-trump
@@ -767,7 +776,10 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     ``partner`` int8 (-1), ``doublings`` uint8 (0, 1 Kontra, 2 Re), ``kontra_seat``, ``re_seat`` int8 (-1),
     ``impossible`` bool (forced Rufspiel the declarer cannot call), and the result fields of simkit.engine.batch
     (``declarer_points``, ``defender_points``, ``declarer_tricks``, ``laufende``, ``laufende_mit``,
-    ``schneider``, ``schwarz``, ``won``, ``price``, ``payouts`` int32[n, 4]); zeros for passed rows. With
+    ``schneider``, ``schwarz``, ``won``, ``price``, ``payouts`` int32[n, 4]); zeros for passed rows; the club
+    rules' ``knocked`` uint8 (a bit per seat that knocked), ``durchmarsch`` bool and ``jungfrauen`` uint8 (of a
+    Ramsch; docs/club-rules.md says what a Ramsch, Bettel or Sie row holds). ``contract`` may also be "bettel",
+    "sie" (with a declarer) or "ramsch" (without). With
     ``trace``: ``trace_legal`` uint32[n, 4*h], ``trace_played`` int8[n, 4*h] (layout of simkit.engine.batch).
 
     Raises :class:`simkit.strategies.StrategyError` when a strategy makes an impossible choice.
