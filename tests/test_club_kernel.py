@@ -19,6 +19,7 @@ from simkit.engine.game import play_games
 from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SIE, Contract
 from simkit.rules.ruleset import load_ruleset
 from simkit.strategies import StrategyError
+from simkit_cli import simkit as cli
 
 CLUB = load_ruleset("club")
 SHORT = load_ruleset("club-short")
@@ -303,3 +304,50 @@ def test_seen_cards_are_a_uniform_subset_of_the_hand():
         assert set(np.flatnonzero(counts)) == set(held)
         expect = 40000 * n / hs
         assert all(abs(counts[c] - expect) < 5 * expect ** 0.5 for c in held), counts[held]
+
+
+def test_commands_without_the_club_rules_refuse_them(tmp_path):
+    """analyze, evaluate and solve know only the six classic contracts: one line, exit 2; the solver skips the
+    club rows of a run (``--dd``) like passed deals; the value table counts without Klopfen and Ramsch."""
+    from simkit.solver.api import solve_played
+    from simkit.strategies.value_table import _counting_rules
+
+    for args in (["analyze", str(tmp_path / "x.jsonl")], ["evaluate", "EA EZ EK HO HU GO GU SO"],
+                 ["solve", str(tmp_path / "x.jsonl")]):
+        r = cli(*args, "--rules", "club")
+        assert r.returncode == 2 and "does not handle the club rules" in r.stderr, (args, r.stderr)
+        assert r.stderr.count("\n") == 1
+    g = play_games(2, 0, 300, CLUB, SEATS)
+    club_rows = g["kind"] >= BETTEL
+    assert club_rows.any()
+    few = {k: v[:40] for k, v in g.items()}
+    solved = solve_played(few, CLUB, "win")["solved"]
+    assert not solved[club_rows[:40]].any() and solved[(few["kind"] >= 0) & (few["kind"] < BETTEL)].all()
+    counting = _counting_rules(CLUB)
+    assert not counting.klopfen and counting.all_pass == "throw-in" and "bettel" not in counting.contracts
+
+
+def test_run_with_the_club_rules(tmp_path):
+    """`simkit run --rules club` end to end: the club columns, every row zero-sum, 120 points, the summary's mix."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "club"
+    r = cli("run", "--rules", "club", "--deals", "20000", "--seed", "3", "--out", out, "--json",
+            "--seats", "random,heuristic,random,heuristic")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert {"ramsch", "bettel"} <= set(summary["contracts"]) and summary["knocked_share"] > 0
+    t = pq.read_table(sorted(out.glob("part-*.parquet"))).to_pandas()
+    assert {"knocked", "durchmarsch", "jungfrauen"} <= set(t.columns)
+    assert (t[[f"payout_{s}" for s in range(4)]].sum(axis=1) == 0).all()
+    played = t[t.contract != "pass"]
+    assert set(t.contract) <= {"rufspiel", "solo", "wenz", "farbwenz", "bettel", "ramsch"}
+    ramsch = t[t.contract == "ramsch"]
+    assert len(ramsch) and (ramsch.durchmarsch == ramsch.won).all() and ramsch.suit.isna().all()
+    assert (played.declarer >= 0).all() and not t[t.contract != "ramsch"].durchmarsch.any()
+    plain = cli("run", "--rules", "sauspiel", "--deals", "1000", "--out", tmp_path / "plain")
+    assert plain.returncode == 0, plain.stderr
+    cols = pq.read_schema(next((tmp_path / "plain").glob("part-*.parquet"))).names
+    assert not {"knocked", "durchmarsch", "jungfrauen"} & set(cols)  # other rulesets' files are as before
