@@ -351,3 +351,24 @@ def test_run_with_the_club_rules(tmp_path):
     assert plain.returncode == 0, plain.stderr
     cols = pq.read_schema(next((tmp_path / "plain").glob("part-*.parquet"))).names
     assert not {"knocked", "durchmarsch", "jungfrauen"} & set(cols)  # other rulesets' files are as before
+
+
+def _referee_has_club_rules() -> bool:
+    import inspect
+
+    return "knocks" in inspect.signature(ref.Game).parameters
+
+
+@pytest.mark.skipif(not _referee_has_club_rules(), reason="the referee's club rules (branch ref36) are not merged")
+@pytest.mark.parametrize("name", ["club", "club-short", "double-each", "stichzwang-short"])
+def test_kernel_against_the_referee(name):
+    """simkit.verify replays every traced club deal in the referee decision by decision (legal cards, results)."""
+    from simkit.verify import check_whole_deals
+
+    rep = check_whole_deals(1500, 9, seats=SEATS, rules=VARIANTS[name])
+    assert rep.mismatches == []
+    assert {"ramsch", "bettel", "knocked"} <= set(rep.seen)
+    for contract, declarer in (("ramsch", None), ("bettel", 1)):
+        rep = check_whole_deals(300, 9, seats="heuristic", rules=VARIANTS[name], contract=contract,
+                                declarer=declarer)
+        assert rep.mismatches == [] and rep.games == 300
