@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simkit.cards import DECK_MASKS, parse_card
+from simkit.cards import DECK_MASKS, format_card, parse_card
 from simkit.engine import (
     POLICY_LOWEST,
     ceiling_play,
@@ -57,7 +57,7 @@ def test_tables_sanity(deck):
         assert t.n_trumps[v] == n - (2 if short and n > 4 else 0)
     assert t.hand_size == (6 if short else 8) and t.deck_mask == DECK_MASKS[deck]
     assert t.points.sum() == 120
-    for v in range(15):
+    for v in range(16):
         masks = [int(m) for m in t.suit_mask[v]]
         union = 0
         for m in masks:
@@ -72,7 +72,11 @@ def test_tables_sanity(deck):
         st = t.strength[v]
         assert all(st[a] > st[b] for a, b in zip(trumps, trumps[1:]))  # the order runs from the top
         side_max = max(st[c] for c in range(32) if t.eff_suit[v, c] != TRUMP)
-        assert min(st[c] for c in trumps) > side_max
+        if trumps:  # the Bettel (15) has none
+            assert min(st[c] for c in trumps) > side_max
+    assert t.n_trumps[15] == 0  # RULES.md 4.2: the Bettel's suits rank A K O U Z 9 8 7
+    bettel = sorted((c for c in range(8) if t.deck_mask >> c & 1), key=lambda c: -t.strength[15, c])
+    assert [format_card(c) for c in bettel] == ["EA", "EK", "EO", "EU", "EZ", "E9"] + ([] if short else ["E8", "E7"])
     # spot checks
     s0 = t.strength[0]
     assert [C(x) for x in ("EO", "GO", "HO", "SO", "EU")] == list(t.laufende_order[0, :5])
@@ -90,7 +94,7 @@ def test_tables_sanity(deck):
     assert fg[C("SO")] > fg[C("GA")] > fg[C("GK")] > fg[C("GU")] > fg[C("G9")]
     sh = t.strength[variant_of(SOLO, 0)]
     assert sh[C("SU")] > sh[C("EA")] > sh[C("EZ")] and t.eff_suit[1, C("HA")] == 2
-    assert list(VARIANT_KIND) == [0, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5]
+    assert list(VARIANT_KIND) == [0, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6]
     assert t.lauf_min[5] == 2 and t.lauf_min[6] == 2 and t.lauf_min[0] == 3 and t.lauf_min[7] == 3
 
 
