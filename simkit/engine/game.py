@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from simkit.engine.bits import cttz, nth_bit, popcount
+from simkit.engine.bits import cttz
 from simkit.engine.jitcache import files, helper_copy, jit, source_stamp, stamp, stamp_module
 from simkit.engine.deal import deal_row, deck_cards
 from simkit.engine.infostate import (
