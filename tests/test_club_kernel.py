@@ -37,6 +37,12 @@ VARIANTS = {
 SEATS = ("random[bid_probability=0.15]", "heuristic", "random[bid_probability=0.15]", "heuristic")
 
 
+def _referee_has_club_rules() -> bool:
+    import inspect
+
+    return "knocks" in inspect.signature(ref.Game).parameters
+
+
 def _tricks(row_hands, played, contract, hs):
     """Per seat: card points and tricks taken, and the cards each seat played, from a traced deal."""
     pts, tricks, by = [0] * 4, [0] * 4, [[] for _ in range(4)]
@@ -357,12 +363,6 @@ def test_run_with_the_club_rules(tmp_path):
     assert not {"knocked", "durchmarsch", "jungfrauen"} & set(cols)  # other rulesets' files are as before
 
 
-def _referee_has_club_rules() -> bool:
-    import inspect
-
-    return "knocks" in inspect.signature(ref.Game).parameters
-
-
 @pytest.mark.skipif(not _referee_has_club_rules(), reason="the referee's club rules (branch ref36) are not merged")
 @pytest.mark.parametrize("name", ["club", "club-short", "double-each", "stichzwang-short"])
 def test_kernel_against_the_referee(name):
@@ -376,3 +376,23 @@ def test_kernel_against_the_referee(name):
         rep = check_whole_deals(300, 9, seats="heuristic", rules=VARIANTS[name], contract=contract,
                                 declarer=declarer)
         assert rep.mismatches == [] and rep.games == 300
+
+
+def test_export_of_a_club_run(tmp_path):
+    """`simkit export` writes a club run's games as replay records: the knocks as ``klopfen``, a Ramsch without a
+    declarer; with the referee's club rules (ref36) every record replays to the run's payouts."""
+    import json
+
+    out = tmp_path / "run"
+    r = cli("run", "--rules", "club", "--deals", "1500", "--store-play", "--seats",
+            "random,heuristic,random,heuristic", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert cli("export", out, "--out", tmp_path / "games.jsonl").returncode == 0
+    records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    ramsch = [x for x in records if x["contract"] == "ramsch"]
+    assert ramsch and all(x["declarer"] is None and x["suit"] is None for x in ramsch)
+    assert any(x["klopfen"] for x in records) and all("klopfen" in x for x in records)
+    assert any(x["contract"] == "bettel" for x in records)
+    if _referee_has_club_rules():
+        rep = cli("replay", tmp_path / "games.jsonl", "--rules", "club")
+        assert rep.returncode == 0 and f"{len(records)} of {len(records)} agree" in rep.stdout, rep.stdout[-500:]
