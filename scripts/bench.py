@@ -165,6 +165,46 @@ def section_games(args) -> str:
     return "\n".join(lines)
 
 
+def section_club(args) -> str:
+    """The club rules (RULES.md 4) against the plain rulesets: complete heuristic deals per second, one core."""
+    from simkit.engine.game import play_games
+    from simkit.rules.ruleset import load_ruleset
+
+    n = args.deals
+    load = os.getloadavg()[0]
+    names = ("sauspiel", "club", "sauspiel-short", "club-short")
+    rules = {k: load_ruleset(k) for k in names}
+    rules["club, no Klopfen"] = rules["club"].replace(klopfen=False)
+    shares = {}
+    for k, r in rules.items():  # also compiles / warms up
+        g = play_games(1, 0, n, r, "heuristic")
+        shares[k] = (float((g["kind"] == 8).mean()), float((g["kind"] == 6).mean()))
+    rates = interleaved({k: (lambda r=r: play_games(1, 0, n, r, "heuristic")) for k, r in rules.items()}, n,
+                        args.repeats)
+    base = {"sauspiel": "sauspiel", "club": "sauspiel", "club, no Klopfen": "sauspiel",
+            "sauspiel-short": "sauspiel-short", "club-short": "sauspiel-short"}
+    rows = []
+    for k in rules:
+        ratio = rates[k] / rates[base[k]]
+        rows.append(f"| {k} | {rates[k] / 1e3:,.0f} | {ratio:.0%} | {shares[k][0]:.1%} | {shares[k][1]:.1%} |")
+        print(f"  {k:18s} {rates[k] / 1e3:8,.0f} k deals/s  {ratio:5.0%} of {base[k]}", flush=True)
+    lines = [
+        "## Club rules: complete deals per second, one core",
+        "",
+        f"Machine: {machine()}. Load average when the section started: {load:.1f}.",
+        "",
+        f"Best of {args.repeats} interleaved runs of {n:,} deals, the heuristic at every seat (`play_games`). "
+        "`club` adds to `sauspiel`'s contracts Bettel, Klopfen (four more decisions a deal, on cards drawn from "
+        "the deal's own stream) and a Ramsch where `sauspiel` throws the deal in; the issue's target is within 20% "
+        "of `sauspiel`. (The heuristic's knocks and its Ramsch and Bettel play are branch heur36's; measured here "
+        "before them: it never knocks and bids no Bettel.)",
+        "",
+        "| ruleset | k deals/s | of the plain ruleset | Ramsch | Bettel |",
+        "|---|---:|---:|---:|---:|",
+    ] + rows
+    return "\n".join(lines)
+
+
 def kernel_on_all_cores(n: int, workers: int, seed: int = 1) -> float:
     """deals/s of ``play_games`` alone in ``workers`` forked processes, each playing its share of ``n`` deals in the
     runner's chunks, timed from a common start: the kernel-only figure of a run, nothing written."""
@@ -464,7 +504,7 @@ def section_first_run(args) -> str:
 SECTIONS = {"engine": section_engine, "games": section_games, "run": section_run, "report": section_report,
             "solver": section_solver, "analyze": section_analyze, "analyze-memory": section_analyze_memory,
             "pimc": section_pimc, "evaluate": section_evaluate, "values": section_values,
-            "people": section_people, "first-run": section_first_run}
+            "people": section_people, "first-run": section_first_run, "club": section_club}
 
 
 def main(argv=None) -> None:

@@ -1,6 +1,6 @@
 """What the sub-command modules share, below simkit.cli and every ``cli`` module (so none imports simkit.cli):
-the user error and the errors shown as one line, the Bavarian guard, deal counts as users type them, the progress
-bar on stderr, the value-table preparation, the console for tables."""
+the user error and the errors shown as one line, the Bavarian and classic-rules guards, deal counts as users type
+them, the progress bar on stderr, the value-table preparation, the console for tables."""
 
 from __future__ import annotations
 
@@ -33,6 +33,18 @@ def bavarian(rules_obj):
     if getattr(rules_obj, "game", "bavarian") != "bavarian":
         raise RulesetError(f"ruleset {rules_obj.name} is the {rules_obj.game} game; this command plays the Bavarian "
                         f"game (use `simkit run --rules {rules_obj.name}`)")
+    return rules_obj
+
+
+def classic_rules(rules_obj, command: str):
+    """Commands that know only the six classic contracts (the solver's objectives, the evaluation's contracts, the
+    analysis) refuse a ruleset with the club rules (RULES.md 4) in one line, rather than value them wrongly."""
+    club = [k for k, on in (("klopfen", rules_obj.klopfen), ("bettel", "bettel" in rules_obj.contracts),
+                            ("sie", rules_obj.sie), (f"all_pass = {rules_obj.all_pass}",
+                                                     rules_obj.all_pass != "throw-in")) if on]
+    if club:
+        raise RulesetError(f"`simkit {command}` does not handle the club rules yet (ruleset {rules_obj.name} has "
+                           f"{', '.join(club)}): use a ruleset without them")
     return rules_obj
 
 

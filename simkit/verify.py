@@ -18,7 +18,7 @@ import numpy as np
 from simkit.cards import format_card, format_hand, mask_of
 from simkit.engine import play_random, random_setups
 from simkit.reference import Game
-from simkit.rules.contracts import RUFSPIEL, Contract
+from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, Contract
 from simkit.rules.ruleset import Ruleset, load_ruleset
 from simkit.rules.tables import VARIANT_KIND, VARIANT_SUIT
 
@@ -48,10 +48,18 @@ class CheckReport:
 
 
 def check_row(rules: Ruleset, hands, variant, called_suit, tout, declarer, doublings, legal_row, played_row,
-              results: dict, i: int, report: CheckReport, max_mismatches: int = 20) -> None:
-    """Replay row ``i`` of a traced kernel batch in the referee and record every disagreement."""
-    contract = contract_of_row(variant, called_suit, tout)
-    game = Game(rules, [int(h) for h in hands], contract, int(declarer), int(doublings))
+              results: dict, i: int, report: CheckReport, max_mismatches: int = 20, *, contract: Contract | None = None,
+              knocks: int = 0) -> None:
+    """Replay row ``i`` of a traced kernel batch in the referee and record every disagreement. ``contract`` gives
+    the contract where the variant does not name it (Bettel, Sie, Ramsch: the club rules, RULES.md 4; a Ramsch has
+    no declarer); ``knocks`` the row's Klopfen."""
+    contract = contract or contract_of_row(variant, called_suit, tout)
+    ramsch = contract.kind == RAMSCH
+    if knocks:
+        game = Game(rules, [int(h) for h in hands], contract, None if ramsch else int(declarer), int(doublings),
+                    knocks=knocks)
+    else:  # the referee's classic signature
+        game = Game(rules, [int(h) for h in hands], contract, None if ramsch else int(declarer), int(doublings))
     where = f"row {i} ({contract}, declarer {declarer}, hands {' | '.join(format_hand(int(h)) for h in hands)})"
     hs = rules.hand_size
     for col in range(4 * hs):
@@ -69,7 +77,8 @@ def check_row(rules: Ruleset, hands, variant, called_suit, tout, declarer, doubl
     r = game.result()
     report.games += 1
     _note_result(game, r, report)
-    for f in RESULT_FIELDS:
+    fields = RESULT_FIELDS + (("declarer", "durchmarsch", "jungfrauen") if ramsch else ())
+    for f in fields:
         ref = getattr(r, f)
         ref = -1 if ref is None else ref
         ker = results[f][i]
@@ -98,6 +107,17 @@ def _note_situations(game: Game, c: int, report: CheckReport) -> None:
 
 
 def _note_result(game: Game, r, report: CheckReport) -> None:
+    if game.contract.kind >= BETTEL:  # the club contracts: what their scoring turns on
+        if game.contract.kind == RAMSCH:
+            report.saw("durchmarsch" if r.durchmarsch else "ramsch lost")
+            if r.jungfrauen:
+                report.saw("jungfrau")
+            pts = r.seat_points
+            if sorted(pts)[-2] == max(pts):
+                report.saw("ramsch tie")
+        else:
+            report.saw(f"{game.contract.name} {'won' if r.won else 'lost'}")
+        return
     if r.declarer_points == 60:
         report.saw("60-60")
     if not r.laufende_mit and r.laufende >= game.tariff.min_laufende(game.contract):
@@ -182,6 +202,11 @@ def check_deals(res: dict, rules: Ruleset, report: CheckReport | None = None, ma
                 if why is not None:
                     bad(f"{where}: seat {s} bid {describe_bid(bids[s])} which the referee rejects: {why}")
             fixed = fix_game(bids)
+            if fixed is None and rules.all_pass == "ramsch":  # RULES.md 4.4: an all-pass deal is a Ramsch
+                fixed = (decl, Contract(RAMSCH))
+                if kind != RAMSCH:
+                    bad(f"{where}: all passed under all_pass = ramsch, but the kernel played kind {kind}")
+                    continue
             if fixed is None:
                 report.saw("passed")
                 if kind != -1 or decl != -1 or int(res["price"][i]) != 0 or np.any(res["payouts"][i] != 0):
@@ -208,9 +233,12 @@ def check_deals(res: dict, rules: Ruleset, report: CheckReport | None = None, ma
         if rs >= 0:
             report.saw("re")
         before = len(report.mismatches)
+        knocks = int(res["knocked"][i]).bit_count() if "knocked" in res else 0
+        if knocks:
+            report.saw("knocked")
         check_row(rules, hands, variant_index(contract), contract.suit if contract.kind == RUFSPIEL else -1,
                   contract.tout, decl, dbl, res["trace_legal"][i], res["trace_played"][i], res, i, report,
-                  max_mismatches)
+                  max_mismatches, contract=contract if contract.kind >= BETTEL else None, knocks=knocks)
         if len(report.mismatches) > before:
             report.mismatches[before:] = [f"{where}: {m}" for m in report.mismatches[before:]]
     return report

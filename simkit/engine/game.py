@@ -7,10 +7,17 @@ integer id, plug-ins are first-class functions (simkit.strategies.dispatch). The
 The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run ``seed``):
 
 1. **Dealing**: ``deal_row(seed, index)`` (simkit.engine.deal), the same hands as :func:`simkit.engine.deal.deal`.
-2. **Bidding** (RULES.md 2.2): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
+1a. **Klopfen** (RULES.md 4.1, only when ``params[P_KLOPFEN]``): seats 0..3 in turn are asked ``klopfen`` with the
+   ``params[P_KLOPFEN_CARDS]`` cards of their hand they have seen, drawn uniformly from stream (seed, index,
+   STREAM_KLOPFEN) (:func:`_seen_cards`); ``info[I_KNOCKED]`` gathers a bit per knock; each knock doubles the price.
+   Without Klopfen nothing is drawn or asked.
+2. **Bidding** (RULES.md 2.2, 4.2, 4.3): seats 0, 1, 2, 3 in turn are asked ``bid``; each sees the bids so far in
    ``info[I_BIDS:I_BIDS+4]`` (``NOT_ASKED`` for later seats). The highest rank of
-   ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order), the earlier
-   seat on equal rank. Four passes: the row is recorded as passed (``kind`` -1, results 0) and nothing else is asked.
+   ``simkit.rules.contracts.BID_ORDER`` wins (every Tout above every plain contract, in the same order, Sie above
+   every Tout), the earlier seat on equal rank. Four passes: the row is recorded as passed (``kind`` -1, results 0)
+   and nothing else is asked, unless ``params[P_ALL_PASS]`` is Ramsch (RULES.md 4.4): then the deal is played as a
+   Ramsch (variant 0, no called ace, no Kontra, each seat for himself) and scored by
+   simkit.engine.kernel.ramsch_score; its row's ``declarer`` is the loser or the Durchmarsch winner.
 3. **Doubling** (RULES.md 2.3), after the contract is fixed and before the first card is led (so within "before
    the second card of the first trick"): if ``max_doublings >= 1`` every defender (every seat but the declarer and
    the Rufspiel partner) is asked ``double`` in seat order 0..3 until one says 1 (Kontra; nobody else is asked).
@@ -19,7 +26,9 @@ The sequence of a deal (deal ``i`` of a call is deal index ``start + i`` of run 
    (-1: Kontra is asked; else Re).
 4. **Play**: seat 0 leads the first trick; each card is ``play(hand, legal, ...)`` with ``legal`` computed by the
    kernel (every called-ace rule; simkit.engine.kernel.legal_cards), then the same trick resolution and scoring as
-   simkit.engine.kernel (shared code). ``play`` is asked for every card, even when only one is legal.
+   simkit.engine.kernel (shared code). ``play`` is asked for every card, even when only one is legal. A Bettel with
+   ``params[P_STICHZWANG]`` restricts ``legal`` by simkit.engine.kernel.must_beat; Bettel and Sie are scored by
+   simkit.engine.kernel.club_score. Every price is multiplied by 2^(doublings + knocks).
 
 A strategy error stops the kernel at that deal: an impossible declaration (a malformed code, a disabled contract,
 a Tout where Touts are off or of a Rufspiel, a Rufspiel calling Herz, an ace he holds or a suit he has no non-trump
@@ -61,26 +70,45 @@ from simkit.engine.infostate import (
     info_card,
     info_contract,
     info_end_trick,
+    info_klopfen,
+    info_knock,
     info_kontra,
     info_new_deal,
     info_re,
+    info_start_bidding,
     info_start_play,
     info_start_trick,
     info_to_play,
 )
 from simkit.engine.infostate import DEPENDENCIES as _INFO_DEPS
 from simkit.engine.kernel import DEPENDENCIES as _KERNEL_DEPS
-from simkit.engine.kernel import _clear, called_ace_setup, laufende, legal_cards, score, trick_step
-from simkit.engine.rng import STREAM_FORCED, STREAM_STRATEGY, below, stream_state
-from simkit.rules.contracts import BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RUFSPIEL, SOLO, WENZ
+from simkit.engine.kernel import (
+    _clear,
+    called_ace_setup,
+    club_score,
+    laufende,
+    legal_cards,
+    must_beat,
+    ramsch_score,
+    score,
+    trick_step,
+)
+from simkit.engine.rng import STREAM_FORCED, STREAM_KLOPFEN, STREAM_STRATEGY, below, next_u64, stream_state
+from simkit.rules.contracts import BETTEL, BID_ORDER, FARBGEIER, FARBWENZ, GEIER, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ
 from simkit.rules.tables import (
+    P_ALL_PASS,
     P_DECK_MASK,
     P_ENABLED,
     P_HAND_SIZE,
+    P_KLOPFEN,
+    P_KLOPFEN_CARDS,
     P_MAX_DOUBLINGS,
     P_RE_BY_PARTNER,
     P_RUN_AWAY_MIN,
+    P_STICHZWANG,
     P_TOUT_ALLOWED,
+    TRUMP,
+    V_BETTEL,
     V_FARBGEIER,
     V_FARBWENZ,
     V_GEIER,
@@ -92,14 +120,20 @@ from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
+    I_KNOCKED,
+    I_PLAYED_BY,
+    I_POINTS,
     I_RNG,
+    I_TRICKS_WON,
     I_SCRATCH,
     INFO_SIZE,
     N_SCRATCH,
     NOT_ASKED,
     PASS,
+    KLOPFEN_SIG,
     PLAY_SIG,
     random_card,
+    sie_mask,
 )
 from simkit.strategies.natives import DEPENDENCIES as _NATIVES_DEPS
 from simkit.strategies.natives import (
@@ -143,31 +177,36 @@ _info_re = _helper(info_re)
 _info_start_play = _helper(info_start_play)
 _call_bid = _helper(dispatch.call_bid)
 _call_double = _helper(dispatch.call_double)
+_call_klopfen = _helper(dispatch.call_klopfen)
 _called_ace_setup = _helper(called_ace_setup)
 _laufende = _helper(laufende)
 _score = _helper(score)
+_club_score = _helper(club_score)
+_ramsch_score = _helper(ramsch_score)
 _clear_row = _helper(_clear)
 
 _h_play = dispatch._h_play_kernel
-_h_trump_mask = dispatch._h_trump_mask
 _data_ptr = dispatch._data_ptr
 
 #: decision kinds in error reports
 DECISION_BID = 0
 DECISION_DOUBLE = 1
 DECISION_PLAY = 2
-DECISION_NAMES = ("bid", "double", "play")
+DECISION_KLOPFEN = 3
+DECISION_NAMES = ("bid", "double", "play", "klopfen")
 
 #: err[] layout of a strategy error: deal index, seat, decision, value, trick (0-based), legal mask, hand
 ERR_SIZE = 7
 
-_KIND_RANK = np.array([BID_ORDER.index(k) for k in range(6)], np.int64)
-_NEEDS_SUIT = np.array([k in (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER) for k in range(6)], np.bool_)
+# the bidding rank of simkit.rules.contracts.BID_ORDER (7 plain ranks, a Tout adds 7), Sie above every Tout
+_N_RANKS = len(BID_ORDER)
+_KIND_RANK = np.array([BID_ORDER.index(k) for k in range(SIE)] + [2 * _N_RANKS], np.int64)
+_NEEDS_SUIT = np.array([k in (RUFSPIEL, SOLO, FARBWENZ, FARBGEIER) for k in range(SIE + 1)], np.bool_)
 
 
 @_local
 def bid_rank(code, hand, params, ruf_masks):
-    """Rank of a declaration (0..11; a Tout adds 6), -1 for a pass, -2 for an impossible declaration."""
+    """Rank of a declaration (0..6, a Tout adds 7, Sie 14), -1 for a pass, -2 for an impossible declaration."""
     if code == PASS:
         return -1
     if code < 0 or code > 127:
@@ -175,25 +214,32 @@ def bid_rank(code, hand, params, ruf_masks):
     k = code & 7
     s = ((code >> 3) & 7) - 1
     t = (code >> 6) & 1
-    if k > 5 or s > 3 or ((params[P_ENABLED] >> k) & 1) == 0:
+    if k > SIE or s > 3 or ((params[P_ENABLED] >> k) & 1) == 0:
         return -2
     if _NEEDS_SUIT[k]:
         if s < 0:
             return -2
     elif s != -1:
         return -2
-    if t != 0 and (k == RUFSPIEL or params[P_TOUT_ALLOWED] == 0):
+    if t != 0 and (k == RUFSPIEL or k >= BETTEL or params[P_TOUT_ALLOWED] == 0):
         return -2
     if k == RUFSPIEL:
         if s == 2 or ((hand >> np.int64(8 * s + 7)) & 1) != 0 or (hand & np.int64(ruf_masks[s])) == 0:
             return -2
-    return _KIND_RANK[k] + 6 * t
+    if k == SIE and hand != sie_mask(params[P_HAND_SIZE]):  # only with the top trumps of the solo order
+        return -2
+    return _KIND_RANK[k] + _N_RANKS * t
 
 
 @_local
 def variant_code(k, s):
-    if k == RUFSPIEL:
+    """The rule tables' variant of kind ``k`` with suit ``s`` (simkit.rules.tables.variant_of)."""
+    if k == RUFSPIEL or k == RAMSCH:
         return 0
+    if k == BETTEL:
+        return V_BETTEL
+    if k == SIE:  # a Herz solo (docs/club-rules.md)
+        return V_SOLO + 2
     if k == SOLO:
         return V_SOLO + s
     if k == WENZ:
@@ -221,6 +267,45 @@ def _leave(info, seat, rngs, scratch, keep):
             scratch[seat, j] = info[I_SCRATCH + j]
 
 
+# Klopfen's seen cards: every subset of m of h hand positions (h 6 or 8), as position masks, C(8, 4) = 70 at most
+_SUBSETS = np.zeros((9, 9, 70), np.int64)
+_N_SUBSETS = np.zeros((9, 9), np.int64)
+for _h in (6, 8):
+    for _pos in range(1 << _h):
+        _m = bin(_pos).count("1")
+        _SUBSETS[_h, _m, _N_SUBSETS[_h, _m]] = _pos
+        _N_SUBSETS[_h, _m] += 1
+
+
+@_local
+def _seen_cards(hand, hs, n, h32):
+    """``n`` of the ``hs`` cards of ``hand``, a subset drawn uniformly by the 32 random bits ``h32`` (Klopfen:
+    what the seat has seen). One draw among the C(hs, n) subsets and a branch-free walk over the hand: four
+    times a deal, drawing card by card (a chain of dependent steps) cost 0.2 us a deal."""
+    pos = _SUBSETS[hs, n, np.int64((h32 * np.uint64(_N_SUBSETS[hs, n])) >> np.uint64(32))]
+    seen = np.int64(0)
+    m = hand
+    for _ in range(hs):
+        low = m & -m
+        seen |= low & -(pos & 1)
+        pos >>= 1
+        m ^= low
+    return seen
+
+
+@_local
+def _high_trump(cards, trumps, sv):
+    """The strength of the highest trump among ``cards`` (0: none), for the Ramsch's tie rule."""
+    m = cards & trumps
+    hi = np.int64(0)
+    while m:
+        c = cttz(m)
+        m &= m - 1
+        if sv[c] > hi:
+            hi = np.int64(sv[c])
+    return hi
+
+
 @_local
 def _fail(err, idx, seat, decision, value, trick, legal, hand):
     err[0] = idx
@@ -232,12 +317,12 @@ def _fail(err, idx, seat, decision, value, trick, legal, hand):
     err[6] = hand
 
 
-def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
+def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, configs,
               strength, eff_suit, suit_mask, lorder, n_trumps, lauf_min, base_price, points, params, forced,
               hands, bids, kind, suit, tout, declarer, partner, doublings, kontra_seat, re_seat, impossible,
               declarer_points, defender_points, declarer_tricks, laufende_, laufende_mit, schneider, schwarz,
-              won, price, payouts, trace_legal, trace_played, err, cards, work, hw, info, rngs, scratch, decide_ws,
-              work_f, natives):
+              won, price, payouts, knocked, durchmarsch, jungfrauen, trace_legal, trace_played, err, cards, work,
+              hw, info, rngs, scratch, decide_ws, work_f, natives):
     """Play deals start .. start+n-1 (n = hands.shape[0]). Returns n, or the row of the first strategy error
     (rows before it are complete; ``err`` describes the error).
 
@@ -261,6 +346,11 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
     given = forced[4] != 0
     passer = forced[5]
     deck = params[P_DECK_MASK]
+    klopfen = params[P_KLOPFEN] != 0
+    n_seen = params[P_KLOPFEN_CARDS]
+    all_pass_ramsch = params[P_ALL_PASS] == 1
+    stichzwang = params[P_STICHZWANG] != 0
+    sie_hand = sie_mask(hs)
     p_info = _data_ptr(info)  # the heuristic's play_kernel takes data pointers
     p_strength = _data_ptr(strength)
     p_eff = _data_ptr(eff_suit)
@@ -282,6 +372,29 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 for j in range(N_SCRATCH):
                     scratch[s, j] = 0
         impossible[i] = False
+        # ---- Klopfen (RULES.md 4.1): each seat from 0, on the cards it has seen (drawn from the deal's own
+        # stream, docs/club-rules.md); nothing is drawn when the ruleset has no Klopfen
+        nk = 0
+        if klopfen:
+            info_klopfen(info)
+            kx, ks_state = next_u64(stream_state(seed, idx, STREAM_KLOPFEN))  # 32 random bits a seat
+            ky, ks_state = next_u64(ks_state)
+            for s in range(4):
+                h32 = ((kx if s < 2 else ky) >> np.uint64(32 * (s & 1))) & np.uint64(0xFFFFFFFF)
+                seen = _seen_cards(hw[s], hs, n_seen, h32)
+                _enter(info, s, rngs, scratch, keep)
+                a = _call_klopfen(sids[s], klop_fns, seen, s, info, strength, eff_suit, params, configs[s])
+                _leave(info, s, rngs, scratch, keep)
+                if a != 0 and a != 1:
+                    _fail(err, idx, s, DECISION_KLOPFEN, a, 0, 0, seen)
+                    return i
+                if a == 1:
+                    info_knock(info, s)
+                    nk += 1
+            info_start_bidding(info)
+        knocked[i] = info[I_KNOCKED]
+        durchmarsch[i] = False
+        jungfrauen[i] = 0
         # ---- bidding or the forced contract
         k = -1
         su = -1
@@ -318,6 +431,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
             su = forced[1]
             tt = forced[2]
             decl = forced[3]
+            if k == SIE and hw[decl] != sie_hand:  # a forced Sie needs the Sie hand
+                impossible[i] = True
+                decl = -1
             if k == RUFSPIEL:
                 hd = hw[decl]
                 if su < 0:  # a uniformly random callable suit
@@ -337,7 +453,10 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 if su < 0 or ((hd >> np.int64(8 * su + 7)) & 1) != 0 or (hd & np.int64(ruf_masks[su])) == 0:
                     impossible[i] = True
                     decl = -1
-        if decl < 0:  # passed (or an impossible forced Rufspiel)
+        # an all-pass deal is a Ramsch with all_pass = "ramsch" (or forced); a throw-in or a stock payment (settled
+        # after the kernel, simkit.sim) stays a passed row
+        ramsch = k == RAMSCH or (decl < 0 and fk < 0 and all_pass_ramsch)
+        if decl < 0 and not ramsch:  # passed (or an impossible forced contract)
             kind[i] = -1
             suit[i] = -1
             tout[i] = False
@@ -349,6 +468,10 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
             _clear_row(i, declarer_points, defender_points, declarer_tricks, partner, laufende_, laufende_mit,
                        schneider, schwarz, won, price, payouts)
             continue
+        if ramsch:
+            k = RAMSCH
+            su = -1
+            tt = 0
         v = variant_code(k, su)
         called = su if k == RUFSPIEL else -1
         is_tout = tt != 0
@@ -358,14 +481,23 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         declarer[i] = decl
         _info_contract(info, k, su, tt, decl, v)
         called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
-        pt, searched, ace_bit, team, team_cards = _called_ace_setup(hw, called, decl, called_mask)
+        if ramsch:  # everyone for himself: no side collects (each seat's points and tricks are in info)
+            pt, searched, ace_bit, team = -1, True, np.int64(0), np.int64(0)
+            lauf, mit = 0, False
+        else:
+            pt, searched, ace_bit, team, team_cards = _called_ace_setup(hw, called, decl, called_mask)
+            if k == BETTEL:  # no trumps, no Laufende
+                lauf, mit = 0, False
+            elif k == SIE:  # the Laufende are the cards of the hand (docs/club-rules.md)
+                lauf, mit = hs, True
+            else:
+                lauf, mit = _laufende(team_cards, lorder[v], n_trumps[v])
         partner[i] = pt
-        lauf, mit = _laufende(team_cards, lorder[v], n_trumps[v])
-        # ---- Kontra and Re
+        # ---- Kontra and Re (none in a Ramsch)
         dbl = 0
         ks = -1
         rse = -1
-        if max_dbl >= 1:
+        if max_dbl >= 1 and not ramsch:
             for s in range(4):
                 if s == decl or s == pt:
                     continue
@@ -402,7 +534,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
         re_seat[i] = rse
         # ---- play
         _info_start_play(info)
-        htm = _h_trump_mask(k, su, deck)  # the heuristic's trump mask of the contract
+        htm = np.int64(suit_mask[v, TRUMP])  # the contract's trumps (= heuristic._trump_mask for the classic six)
+        stich = stichzwang and k == BETTEL
+        classic = k < BETTEL  # the native entries (people, pimc) know only the six classic contracts
         sv = strength[v]
         ev = eff_suit[v]
         leader = 0
@@ -423,6 +557,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 hand = hw[seat]
                 legal = legal_cards(hand, kk, np.int64(suit_mask[v, led]), led == called,
                                     (not searched) and seat == pt, ace_bit, called_mask, run_min)
+                if stich and kk > 0 and (hand & np.int64(suit_mask[v, led])) != 0:
+                    legal = must_beat(legal, best_str, sv)
                 info_to_play(info, kk)
                 _enter(info, seat, rngs, scratch, keep)
                 # the play chain of simkit.strategies.dispatch, written out: inlining a helper here made the whole
@@ -439,14 +575,14 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 elif sid == dispatch.S_NATIVE:  # the entries the seat's strategy brings (simkit.strategies.natives)
                     if (legal & (legal - 1)) == 0:
                         c = cttz(legal)
-                    elif natives[seat, N_PLAY] != 0:
+                    elif natives[seat, N_PLAY] != 0 and classic:
                         c = play_at(natives[seat, N_PLAY], hand, legal, seat, p_info, p_strength, p_eff,
                                     _data_ptr(configs[seat]), configs.shape[1], deck, htm, deck & ~played & ~hand,
                                     best_card if kk > 0 else -1, best_seat, tp, _data_ptr(work_f))
                     else:  # the decision entry is given the heuristic's card (pimc: its tie-break), or it is the card
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        if natives[seat, N_DECIDE] != 0:
+                        if natives[seat, N_DECIDE] != 0 and classic:
                             c = decide_at(natives[seat, N_DECIDE], hand, legal, seat, info, strength, eff_suit,
                                           params, configs[seat], c, suit_mask, lorder, n_trumps, lauf_min,
                                           base_price, points, decide_ws)
@@ -479,8 +615,25 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, configs,
                 fp += tp
             info_end_trick(info, t, best_seat, tp, searched_now)
             leader = best_seat
-        w, sn, sw, pr, p0, p1, p2, p3 = _score(dp, dt, is_tout, hs, lauf, lauf_min[v], base_price[v], params, dbl,
-                                              team, pt)
+        if ramsch:
+            decl, dm, jf, pr, p0, p1, p2, p3 = _ramsch_score(
+                (info[I_POINTS], info[I_POINTS + 1], info[I_POINTS + 2], info[I_POINTS + 3]),
+                (info[I_TRICKS_WON], info[I_TRICKS_WON + 1], info[I_TRICKS_WON + 2], info[I_TRICKS_WON + 3]),
+                (_high_trump(info[I_PLAYED_BY], htm, sv), _high_trump(info[I_PLAYED_BY + 1], htm, sv),
+                 _high_trump(info[I_PLAYED_BY + 2], htm, sv), _high_trump(info[I_PLAYED_BY + 3], htm, sv)),
+                hs, params, nk)
+            declarer[i] = decl
+            dp = info[I_POINTS + decl]
+            fp = info[I_POINTS] + info[I_POINTS + 1] + info[I_POINTS + 2] + info[I_POINTS + 3] - dp
+            dt = info[I_TRICKS_WON + decl]
+            w, sn, sw = dm, False, False
+            durchmarsch[i] = dm
+            jungfrauen[i] = jf
+        elif k >= BETTEL:
+            w, sn, sw, pr, p0, p1, p2, p3 = _club_score(k == SIE, dt, hs, base_price[v], params, dbl + nk, team)
+        else:
+            w, sn, sw, pr, p0, p1, p2, p3 = _score(dp, dt, is_tout, hs, lauf, lauf_min[v], base_price[v], params,
+                                                  dbl + nk, team, pt)
         declarer_points[i] = dp
         defender_points[i] = fp
         declarer_tricks[i] = dt
@@ -507,13 +660,15 @@ _I64, _I8, _U8, _B, _U32 = types.int64, types.int8, types.uint8, types.boolean, 
 KERNEL_SIG = types.int64(
     types.uint64, _I64, _arr(_I64, 1), _arr(_B, 1),
     types.UniTuple(types.FunctionType(BID_SIG), 4), types.UniTuple(types.FunctionType(DOUBLE_SIG), 4),
-    types.UniTuple(types.FunctionType(PLAY_SIG), 4), _arr(types.float64, 2),
+    types.UniTuple(types.FunctionType(PLAY_SIG), 4), types.UniTuple(types.FunctionType(KLOPFEN_SIG), 4),
+    _arr(types.float64, 2),
     _arr(types.int16, 2), _arr(_I8, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1),
     _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1),
     _arr(_U32, 2), _arr(_I64, 2), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1), _arr(_I8, 1), _arr(_I8, 1),
     _arr(_U8, 1), _arr(_I8, 1), _arr(_I8, 1), _arr(_B, 1),
     _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_U8, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1), _arr(_B, 1),
-    _arr(_I64, 1), _arr(types.int32, 2), _arr(_U32, 2), _arr(_I8, 2), _arr(_I64, 1),
+    _arr(_I64, 1), _arr(types.int32, 2), _arr(_U8, 1), _arr(_B, 1), _arr(_U8, 1), _arr(_U32, 2), _arr(_I8, 2),
+    _arr(_I64, 1),
     _arr(_I8, 1), _arr(_I8, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 2), WORKSPACE_TYPE,
     _arr(types.float64, 1), _arr(_I64, 2),
 )
@@ -551,7 +706,7 @@ def __getattr__(name):
 # ------------------------------------------------------------------------------------------ Python API
 
 RESULT_COLUMNS = ("declarer_points", "defender_points", "declarer_tricks", "laufende", "laufende_mit", "schneider",
-                  "schwarz", "won", "price", "payouts")
+                  "schwarz", "won", "price", "payouts", "knocked", "durchmarsch", "jungfrauen")
 
 
 def _new_columns(n: int) -> dict[str, np.ndarray]:
@@ -563,13 +718,15 @@ def _new_columns(n: int) -> dict[str, np.ndarray]:
         declarer_points=np.empty(n, np.uint8), defender_points=np.empty(n, np.uint8),
         declarer_tricks=np.empty(n, np.uint8), laufende=np.empty(n, np.uint8), laufende_mit=np.empty(n, np.bool_),
         schneider=np.empty(n, np.bool_), schwarz=np.empty(n, np.bool_), won=np.empty(n, np.bool_),
-        price=np.empty(n, np.int64), payouts=np.empty((n, 4), np.int32),
+        price=np.empty(n, np.int64), payouts=np.empty((n, 4), np.int32), knocked=np.empty(n, np.uint8),
+        durchmarsch=np.empty(n, np.bool_), jungfrauen=np.empty(n, np.uint8),
     )
 
 
 _KERNEL_ORDER = ("hands", "bids", "kind", "suit", "tout", "declarer", "partner", "doublings", "kontra_seat",
                  "re_seat", "impossible", "declarer_points", "defender_points", "declarer_tricks", "laufende",
-                 "laufende_mit", "schneider", "schwarz", "won", "price", "payouts")
+                 "laufende_mit", "schneider", "schwarz", "won", "price", "payouts", "knocked", "durchmarsch",
+                 "jungfrauen")
 
 
 def _forced_args(contract, declarer) -> np.ndarray:
@@ -579,6 +736,11 @@ def _forced_args(contract, declarer) -> np.ndarray:
         if declarer is not None:
             raise ValueError("declarer= needs contract= (forced mode)")
         return np.array([-1, -1, 0, -1], np.int64)
+    if (contract.kind if isinstance(contract, Contract) else None if isinstance(contract, (tuple, list))
+            else parse_kind(contract)) == RAMSCH:
+        if declarer is not None:
+            raise ValueError("a forced Ramsch has no declarer (everyone plays for himself): leave declarer= out")
+        return np.array([RAMSCH, -1, 0, -1], np.int64)
     if declarer is None or int(declarer) not in range(4):
         raise ValueError(f"forced mode needs declarer= a seat 0..3, not {declarer!r}")
     if isinstance(contract, Contract):
@@ -593,11 +755,6 @@ def _forced_args(contract, declarer) -> np.ndarray:
             raise ContractError(f"{contract} needs a trump suit: pass contract=({contract!r}, suit)")
     if k == RUFSPIEL and t:
         raise ContractError("a Rufspiel cannot be played Tout")
-    if k > FARBGEIER:
-        from simkit.rules.contracts import CLASSIC_KIND_NAMES, KIND_NAMES
-
-        raise ContractError(f"unknown contract {KIND_NAMES[k]!r} for forced mode; valid: "
-                            f"{', '.join(CLASSIC_KIND_NAMES)}")
     return np.array([k, -1 if s is None else s, int(bool(t)), int(declarer)], np.int64)
 
 
@@ -619,7 +776,10 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     ``partner`` int8 (-1), ``doublings`` uint8 (0, 1 Kontra, 2 Re), ``kontra_seat``, ``re_seat`` int8 (-1),
     ``impossible`` bool (forced Rufspiel the declarer cannot call), and the result fields of simkit.engine.batch
     (``declarer_points``, ``defender_points``, ``declarer_tricks``, ``laufende``, ``laufende_mit``,
-    ``schneider``, ``schwarz``, ``won``, ``price``, ``payouts`` int32[n, 4]); zeros for passed rows. With
+    ``schneider``, ``schwarz``, ``won``, ``price``, ``payouts`` int32[n, 4]); zeros for passed rows; the club
+    rules' ``knocked`` uint8 (a bit per seat that knocked), ``durchmarsch`` bool and ``jungfrauen`` uint8 (of a
+    Ramsch; docs/club-rules.md says what a Ramsch, Bettel or Sie row holds). ``contract`` may also be "bettel",
+    "sie" (with a declarer) or "ramsch" (without). With
     ``trace``: ``trace_legal`` uint32[n, 4*h], ``trace_played`` int8[n, 4*h] (layout of simkit.engine.batch).
 
     Raises :class:`simkit.strategies.StrategyError` when a strategy makes an impossible choice.
@@ -644,7 +804,7 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
         forced[4] = 1
     sids = np.array([s.builtin_id for s in strategies], np.int64)
     keep = np.array([s.uses_scratch for s in strategies], np.bool_)
-    fns = [tuple(s.fn(j) for s in strategies) for j in range(3)]
+    fns = [tuple(s.fn(j) for s in strategies) for j in range(4)]
     bound = [s.config_for(rules) for s in strategies]
     configs = np.zeros((4, max(1, max(len(c) for c in bound))), np.float64)
     for j, c in enumerate(bound):
@@ -658,7 +818,7 @@ def play_games(seed: int, start: int, n: int, ruleset=None, seats=("heuristic",)
     err = np.zeros(ERR_SIZE, np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        done = kernel()(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], configs,
+        done = kernel()(np.uint64(seed), np.int64(start), sids, keep, fns[0], fns[1], fns[2], fns[3], configs,
                             t.strength, t.eff_suit, t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min,
                             t.base_price, t.points, t.params, forced, *(out[k] for k in _KERNEL_ORDER),
                             tl, tp, err, deck_cards(np.uint32(t.params[P_DECK_MASK])), np.zeros(32, np.int8),

@@ -22,6 +22,7 @@ from simkit.strategies.api import (
     I_HISTORY_LEADER,
     I_HISTORY_WINNER,
     I_KIND,
+    I_KNOCKED,
     I_KONTRA_SEAT,
     I_LEADER,
     I_N_IN_TRICK,
@@ -41,6 +42,7 @@ from simkit.strategies.api import (
     NOT_ASKED,
     PHASE_BID,
     PHASE_DOUBLE,
+    PHASE_KLOPFEN,
     PHASE_PLAY,
 )
 
@@ -69,6 +71,22 @@ def info_new_deal(info, idx, hand_size):
         info[I_HISTORY_WINNER + t] = -1
     for j in range(32):
         info[I_HISTORY_CARDS + j] = -1
+    info[I_PHASE] = PHASE_BID
+
+
+@njit(cache=True, inline="always")
+def info_klopfen(info):
+    """Klopfen is asked (RULES.md 4.1), before the bidding; ``info[I_KNOCKED]`` gathers who knocks."""
+    info[I_PHASE] = PHASE_KLOPFEN
+
+
+@njit(cache=True, inline="always")
+def info_knock(info, seat):
+    info[I_KNOCKED] |= 1 << seat
+
+
+@njit(cache=True, inline="always")
+def info_start_bidding(info):
     info[I_PHASE] = PHASE_BID
 
 

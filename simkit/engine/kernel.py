@@ -38,8 +38,15 @@ from simkit.engine.deal import DEPENDENCIES as _DEAL_DEPS
 from simkit.engine.jitcache import announce, files, jit, source_stamp, stamp_module
 from simkit.engine.rng import STREAM_PLAY, below, stream_state
 from simkit.rules.tables import (
+    DURCHMARSCH_ALL,
+    DURCHMARSCH_NONE,
+    P_BASE_SOLO,
+    P_DURCHMARSCH,
     P_HAND_SIZE,
+    P_JUNGFRAU,
     P_LAUF_RATE,
+    P_RAMSCH_PRICE,
+    P_RAMSCH_TIE,
     P_RUN_AWAY_MIN,
     P_SCHNEIDER,
     P_SCHWARZ,
@@ -130,6 +137,21 @@ def legal_cards(hand, k, follow, led_called, holder, ace_bit, called_mask, run_m
 
 
 @njit(cache=True, inline="always")
+def must_beat(legal, best_str, sv):
+    """Stichzwang (RULES.md 4.2, ``[bettel] stichzwang``): a player following suit must beat the trick's best card
+    (strength ``best_str``; in a Bettel it is always of the led suit) if he can: of ``legal`` (his cards of the
+    led suit) those stronger than it, or ``legal`` when none is."""
+    m = legal
+    beat = np.int64(0)
+    while m:
+        c = cttz(m)
+        m &= m - 1
+        if sv[c] > best_str:
+            beat |= np.int64(1) << np.int64(c)
+    return beat if beat != 0 else legal
+
+
+@njit(cache=True, inline="always")
 def trick_step(k, seat, e, st, led, best_seat, best_eff, best_str):
     """Fold the k-th card of a trick (effective suit ``e``, strength ``st``, played by ``seat``) into the trick
     state; returns (led, best_seat, best_eff, best_str)."""
@@ -174,6 +196,84 @@ def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner
     p2 = mine if team & 4 else -sign
     p3 = mine if team & 8 else -sign
     return won, schneider, schwarz, price, p0, p1, p2, p3
+
+
+@njit(cache=True, inline="always")
+def club_score(sie, dt, hs, base_v, params, dbl, team):
+    """Result of a Bettel (``sie`` False: won iff the declarer took no trick ``dt``; price ``base_v``, the Bettel
+    price) or a Sie (won; price 4 x (solo base + Laufende rate x hand size ``hs``)), ``dbl`` doublings and knocks
+    together; no Laufende, Schneider or Schwarz; paid as a solo by the declarer's seat (the one bit of ``team``).
+    Returns what :func:`score` returns."""
+    if sie:
+        won = True
+        price = 4 * (params[P_BASE_SOLO] + params[P_LAUF_RATE] * hs)
+    else:
+        won = dt == 0
+        price = base_v
+    price = price << np.int64(dbl)
+    sign = price if won else -price
+    p0 = 3 * sign if team & 1 else -sign
+    p1 = 3 * sign if team & 2 else -sign
+    p2 = 3 * sign if team & 4 else -sign
+    p3 = 3 * sign if team & 8 else -sign
+    return won, False, False, price, p0, p1, p2, p3
+
+
+@njit(cache=True, inline="always")
+def ramsch_score(pts, tricks, high, hs, params, knocks):
+    """Result of a Ramsch (RULES.md 4.4, docs/club-rules.md): ``pts``, ``tricks`` and ``high`` (the strength of the
+    highest trump the seat played, 0 for none) are 4-tuples by seat, ``knocks`` the Klopfen doublings. Returns
+    (seat, durchmarsch, jungfrauen, price, payout0..3): ``seat`` the Durchmarsch winner or else the loser (most
+    points; ties by ``[ramsch] tie``, then the earliest seat), ``jungfrauen`` the players without a trick."""
+    price = params[P_RAMSCH_PRICE] << np.int64(knocks)
+    dm = params[P_DURCHMARSCH]
+    more_tricks = params[P_RAMSCH_TIE] == 1
+    jf = 0
+    for s in range(4):
+        if tricks[s] == 0:
+            jf += 1
+    seat = -1
+    if dm != DURCHMARSCH_NONE:
+        for s in range(4):  # every trick wins under every option; N points (61..120) under a threshold
+            if tricks[s] == hs or (dm != DURCHMARSCH_ALL and pts[s] >= dm):
+                seat = s
+    if seat >= 0:
+        # the winner is paid the price by each other player (no Jungfrau doubling of a Durchmarsch)
+        return (seat, True, jf, price, 3 * price if seat == 0 else -price, 3 * price if seat == 1 else -price,
+                3 * price if seat == 2 else -price, 3 * price if seat == 3 else -price)
+    seat = 0
+    key = 0
+    for s in range(4):
+        # tie-break key among equal points: (tricks with "more-tricks"), then the highest trump played (< 256)
+        k = (tricks[s] * 256 + high[s]) if more_tricks else high[s]
+        if s == 0 or pts[s] > pts[seat] or (pts[s] == pts[seat] and k > key):
+            seat = s
+            key = k
+    jm = params[P_JUNGFRAU]  # 0 none, 1 double-all, 2 double-each, 3 double-each-multiple
+    g0 = g1 = g2 = g3 = 0
+    total = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        g = price
+        if jm == 1:
+            g = price << np.int64(jf)
+        elif tricks[s] == 0:
+            if jm == 2:
+                g = 2 * price
+            elif jm == 3:
+                g = price << np.int64(jf)
+        total += g
+        if s == 0:
+            g0 = g
+        elif s == 1:
+            g1 = g
+        elif s == 2:
+            g2 = g
+        else:
+            g3 = g
+    return (seat, False, jf, price, -total if seat == 0 else g0, -total if seat == 1 else g1,
+            -total if seat == 2 else g2, -total if seat == 3 else g3)
 
 
 @jit(source_stamp(DEPENDENCIES), helper=True)  # compiled once for both batch kernels, inlined by LLVM

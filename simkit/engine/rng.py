@@ -9,8 +9,9 @@ number of threads, and a deal can be regenerated from (seed, index) alone.
 
 Stream ids used by the engine: :data:`STREAM_DEAL` (the shuffle), :data:`STREAM_PLAY` (the play policies),
 :data:`STREAM_SETUP` (random contract setups for tests and benchmarks); whole deals (simkit.engine.game) give each
-seat's strategy its own stream :data:`STREAM_STRATEGY` + seat (3..6) and draw the called suit of a forced Rufspiel
-without a suit from :data:`STREAM_FORCED`.
+seat's strategy its own stream :data:`STREAM_STRATEGY` + seat (3..6), draw the called suit of a forced Rufspiel
+without a suit from :data:`STREAM_FORCED` and the cards each seat has seen when it is asked to knock (Klopfen) from
+:data:`STREAM_KLOPFEN`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ STREAM_PLAY = 1
 STREAM_SETUP = 2
 STREAM_STRATEGY = 3  # + seat 0..3: the stream each seat's strategy draws from (info[I_RNG])
 STREAM_FORCED = 7
+STREAM_KLOPFEN = 8
 
 
 @njit(cache=True, inline="always")

@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, parse_count, prepare_values, stdout
+from simkit.cli_shared import (RULES_HELP, Progress, UserError, bavarian, classic_rules, parse_count, prepare_values,
+                               stdout)
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +38,7 @@ def register(app: typer.Typer) -> None:
         from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 
-        rules = bavarian(load_ruleset(rules_spec))
+        rules = classic_rules(bavarian(load_ruleset(rules_spec)), "evaluate")
         n = parse_count(deals)
         if seat not in range(4):
             raise UserError(f"--seat must be 0, 1, 2 or 3 (0 leads the first trick), not {seat}")

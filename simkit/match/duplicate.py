@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.rules.contracts import KIND_NAMES
+from simkit.rules.contracts import KIND_NAMES, RAMSCH
 
-#: the role of A's seat pair in one play of a deal
-ROLES = ("declaring", "defending", "split", "passed")
+#: the role of A's seat pair in one play of a deal ("ramsch": a Ramsch, everyone for himself; club rules)
+ROLES = ("declaring", "defending", "split", "passed", "ramsch")
 
 
 def play_both_seatings(a, b, seed: int, start: int, n: int, rules) -> dict[str, np.ndarray]:
@@ -40,7 +40,7 @@ def play_both_seatings(a, b, seed: int, start: int, n: int, rules) -> dict[str, 
         has_partner = partner >= 0
         role = np.where(a_decl, 0, 1)  # declaring / defending
         role = np.where(has_partner & (a_decl != a_partner), 2, role)  # one seat on each side
-        out["role"][:, seating] = np.where(kind < 0, 3, role)
+        out["role"][:, seating] = np.where(kind < 0, 3, np.where(kind == RAMSCH, 4, role))
     out["score"] = out["a_payout"].sum(axis=1) / 2.0
     return out
 

@@ -153,6 +153,11 @@ def _print_summary(s: dict, console) -> None:
         st = s["stock"]
         console.print(f"stock: mean {st['mean']:,.1f} before a deal (max {st['max']:,}); {st['throw_ins']:,} "
                       f"throw-ins paid into it; won {st['won']:,} times ({st['won_share']:.2%} of deals)")
+    if "ramsch" in s["contracts"]:
+        console.print("ramsch: the declarer is the loser (or the Durchmarsch winner); declarer wins = Durchmarsch")
+    if s.get("knocked_share") is not None:
+        console.print(f"klopfen: {s['knocked_share']:.1%} of the deals with a knock, "
+                      f"{s['knocks_per_deal']:.3f} knocks per deal")
     if s.get("impossible"):
         console.print(f"{s['impossible']:,} deals where the forced contract was impossible")
     if not s["complete"]:

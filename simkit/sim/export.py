@@ -2,7 +2,8 @@
 
 Each played deal of the run becomes one record in the format ``simkit replay`` reads (README.md, "Replay
 records"): ``id`` ``"<seed>:<deal_id>"``, ``deck``, ``contract``, ``suit``, ``tout``, ``declarer``, the four
-``hands`` as dealt (sorted as players sort them for the contract), ``kontra`` (the seats that said Kontra and Re),
+``hands`` as dealt (sorted as players sort them for the contract), ``klopfen`` (with the club rules: the seats that
+knocked), ``kontra`` (the seats that said Kontra and Re),
 every trick (``leader`` and its four cards, the leader's first) and the row's payouts as ``expected_payouts``.
 Passed deals (and forced deals where the contract was impossible) have no play and are skipped.
 
@@ -40,7 +41,7 @@ import numpy as np
 
 from simkit import __version__
 from simkit.cards import SUIT_NAMES, format_card
-from simkit.rules.contracts import GEIER, KIND_NAMES, KINDS_WITH_SUIT, RUFSPIEL, WENZ
+from simkit.rules.contracts import GEIER, KIND_NAMES, KINDS_WITH_SUIT, RAMSCH, RUFSPIEL, WENZ
 from simkit.rules.ruleset import Ruleset, RulesetError, load_preset, preset_names, ruleset_from_dict
 from simkit.sim import manifest as mf
 
@@ -153,7 +154,8 @@ class ExportPlan:
 
         with_hands = bool(self.manifest.get("store_hands"))
         columns = ["deal_id", "contract", "suit", "tout", "declarer", "kontra_seat", "re_seat", "doubling",
-                   *[f"payout_{s}" for s in range(4)], "play", *([f"hand_{s}" for s in range(4)] if with_hands else [])]
+                   *[f"payout_{s}" for s in range(4)], "play", *([f"hand_{s}" for s in range(4)] if with_hands else []),
+                   *(["knocked"] if self.rules.klopfen else [])]  # the club rules' knocks (a bit per seat)
         for path, a, b in self.files:
             if a >= self.stop or b <= self.start:
                 continue
@@ -209,6 +211,7 @@ class ExportPlan:
         tricks = _NAMES[play].reshape(len(rows), hs, 4).tolist()
         pays = np.stack([batch.column(f"payout_{s}").to_numpy() for s in range(4)], axis=1)[rows].tolist()
         leaders_l = leaders.tolist()
+        knocked = batch.column("knocked").to_pylist() if "knocked" in batch.schema.names else None
         deck = self.rules.deck
         tariff = self.rules.tariff
         for j, r in enumerate(rows.tolist()):
@@ -223,8 +226,9 @@ class ExportPlan:
                 "contract": KIND_NAMES[kind],
                 "suit": cols["suit"][r],
                 "tout": bool(cols["tout"][r]),
-                "declarer": cols["declarer"][r],
+                "declarer": None if kind == RAMSCH else cols["declarer"][r],  # a Ramsch: everyone for himself
                 "hands": names[j],
+                **({"klopfen": [s for s in range(4) if knocked[r] >> s & 1]} if knocked is not None else {}),
                 "kontra": kontra,
                 "tricks": [{"leader": lead[t], "cards": cards} for t, cards in enumerate(tricks[j])],
             }

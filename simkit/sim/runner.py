@@ -201,8 +201,8 @@ def play_shard(opts: RunOptions, start: int, stop: int, run_dir: str, chunk: int
     name = mf.shard_name(start // opts.shard)
     tmp = mf.temp_path(run_dir / name)
     sch = schema(opts.store_hands, opts.file_metadata(), store_bids=opts.store_bids, dd=opts.dd,
-                 store_play=opts.store_play, hand_size=opts.rules.hand_size, sessions=opts.sessions is not None,
-                 stock=opts.stock)
+                 store_play=opts.store_play, hand_size=opts.rules.hand_size, klopfen=opts.rules.klopfen,
+                 ramsch=opts.rules.all_pass == "ramsch", sessions=opts.sessions is not None, stock=opts.stock)
     stats = ShardStats()
     stock = 0  # a shard starts with a session, so with an empty stock; a chunk may end inside one
     try:
@@ -264,6 +264,8 @@ class ShardStats:
         self.impossible = 0
         self.games: dict[str, list[int]] = {}  # contract label -> [games, declarer wins]
         self.stock: dict[str, int] | None = None  # runs in sessions: sum and max of the stock, times it was won
+        self.knocked = 0  # deals with at least one knock (Klopfen)
+        self.knocks = 0  # knocks in all
         if data:
             self.merge(data)
 
@@ -289,6 +291,10 @@ class ShardStats:
             entry = self.games.setdefault(self.label(int(key) // 2 - 1, bool(key % 2)), [0, 0])
             entry[0] += int(games[key])
             entry[1] += int(wins[key])
+        if "knocked" in g:
+            knocks = np.bitwise_count(np.asarray(g["knocked"], np.uint8))
+            self.knocked += int(np.count_nonzero(knocks))
+            self.knocks += int(knocks.sum())
         if "stock_before" in g:
             before = np.asarray(g["stock_before"], np.int64)
             after = np.asarray(g["stock_after"], np.int64)
@@ -307,6 +313,8 @@ class ShardStats:
         self.deals += d["deals"]
         self.passed += d["passed"]
         self.impossible += d.get("impossible", 0)
+        self.knocked += d.get("knocked", 0)
+        self.knocks += d.get("knocks", 0)
         for k, (n, w) in d["games"].items():
             e = self.games.setdefault(k, [0, 0])
             e[0] += n
@@ -315,8 +323,12 @@ class ShardStats:
             self._merge_stock(d["stock"])
 
     def to_dict(self) -> dict:
-        return {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games,
-                **({"stock": self.stock} if self.stock is not None else {})}
+        out = {"deals": self.deals, "passed": self.passed, "impossible": self.impossible, "games": self.games}
+        if self.knocks:
+            out.update(knocked=self.knocked, knocks=self.knocks)
+        if self.stock is not None:
+            out["stock"] = self.stock
+        return out
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -499,7 +511,9 @@ def _run_dask(opts, todo, out, workers, chunk, finished, scheduler) -> None:
 
 
 def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
-    """Deals, passed share and, per contract, games, share of played games and declarer win rate."""
+    """Deals, passed share and, per contract, games, share of played games and declarer win rate (a Ramsch's
+    "declarer" is its loser or Durchmarsch winner: its win rate is the Durchmarsch rate); with Klopfen, the share of
+    deals with a knock and the knocks per deal."""
     if manifest.get("game") == "old-german":
         from simkit.oldgerman.runner import summarize as summarize_old_german
         return summarize_old_german(manifest, elapsed)
@@ -517,6 +531,8 @@ def summarize(manifest: dict, elapsed: float | None = None) -> dict[str, Any]:
         "passed_share": stats.passed / stats.deals if stats.deals else None,
         "impossible": stats.impossible,
         "contracts": contracts,
+        **({"knocked_share": stats.knocked / stats.deals, "knocks_per_deal": stats.knocks / stats.deals}
+           if stats.knocks and stats.deals else {}),
         "seed": manifest["seed"],
         "strategies": manifest["strategies"],
         "ruleset": manifest["ruleset"]["name"],

@@ -45,6 +45,13 @@ BID_FIELDS = [
     *[pa.field(f"bid_{s}", pa.int16(), nullable=False) for s in range(4)],
     *DOUBLING_FIELDS,
 ]
+#: the club rules (RULES.md 4, docs/club-rules.md): who knocked (a bit per seat), when the ruleset has ``klopfen``
+KLOPFEN_FIELDS = [pa.field("knocked", pa.uint8(), nullable=False)]
+#: a Ramsch's Durchmarsch and its players without a trick, when the ruleset has ``all_pass = "ramsch"``
+RAMSCH_FIELDS = [
+    pa.field("durchmarsch", pa.bool_(), nullable=False),
+    pa.field("jungfrauen", pa.uint8(), nullable=False),
+]
 HAND_FIELDS = [pa.field(f"hand_{s}", pa.uint32(), nullable=False) for s in range(4)]
 #: ``--dd``: the double-dummy value of the opening position of the contract played (null for passed deals)
 DD_FIELDS = [
@@ -70,9 +77,13 @@ def play_type(hand_size: int) -> pa.DataType:
 
 
 def schema(store_hands: bool, metadata: dict[str, str] | None = None, store_bids: bool = False,
-           dd: bool = False, store_play: bool = False, hand_size: int = 8, sessions: bool = False,
-           stock: bool = False) -> pa.Schema:
-    fields = (BASE_FIELDS + (SESSION_FIELDS if sessions else []) + (STOCK_FIELDS if stock else [])
+           dd: bool = False, store_play: bool = False, hand_size: int = 8, klopfen: bool = False,
+           ramsch: bool = False, sessions: bool = False, stock: bool = False) -> pa.Schema:
+    """The schema of a run's files; ``klopfen`` and ``ramsch`` add the club rules' columns (written only when the
+    ruleset has Klopfen or plays Ramsch, so every other run's files are as before), ``sessions`` the session and
+    player columns, ``stock`` the stock's."""
+    fields = (BASE_FIELDS + (KLOPFEN_FIELDS if klopfen else []) + (RAMSCH_FIELDS if ramsch else [])
+              + (SESSION_FIELDS if sessions else []) + (STOCK_FIELDS if stock else [])
               + (BID_FIELDS if store_bids else DOUBLING_FIELDS if store_play else [])
               + (HAND_FIELDS if store_hands else []) + (DD_FIELDS if dd else [])
               + ([pa.field("play", play_type(hand_size), nullable=True)] if store_play else []))

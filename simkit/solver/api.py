@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.cards import format_card
-from simkit.rules.contracts import RUFSPIEL
+from simkit.rules.contracts import BETTEL, RUFSPIEL
 from simkit.rules.tables import variant_index
 from simkit.solver.position import Position, level_payouts  # noqa: F401  (level_payouts: part of this API)
 
@@ -132,6 +132,11 @@ def _kernel_position(pos: Position, ws: Workspace):
     from simkit.solver.tables import solver_tables
     from simkit.solver.values import open_position
 
+    if pos.contract.kind >= BETTEL:
+        from simkit.rules.contracts import ContractError
+
+        raise ContractError(f"the solver cannot value a {pos.contract.name} yet: it has objectives for the six "
+                            f"classic contracts only")
     st = solver_tables(pos.rules)
     v = variant_index(pos.contract)
     tabs, masks, id_of = st.tabs[v], st.suit_mask[v], st.id_of[v]
@@ -368,7 +373,8 @@ def warm_up(*kernels: str, notice: bool = True) -> None:
 def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points", *, cards: bool = False,
                  workspace: Workspace | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
     """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
-    the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals), ``solved``,
+    the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals and for the
+    club contracts Bettel, Sie and Ramsch, which the solver has no objective for yet), ``solved``,
     ``nodes``, with ``payout`` also ``level`` (int8: the level of the payout chain, 0 lost schwarz .. 5 won
     schwarz, a Tout 0 lost or 1 won), and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal``
     (uint32 mask) of the opening leader's cards."""
@@ -384,7 +390,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     suit = np.asarray(games["suit"], np.int64)
     tout = np.asarray(games["tout"], np.bool_)
     declarer = np.asarray(games["declarer"], np.int64).copy()
-    declarer[kind < 0] = -1
+    declarer[(kind < 0) | (kind >= BETTEL)] = -1  # skipped like passed deals: no objective for the club contracts
     n = len(kind)
     variant = np.zeros(n, np.int64)
     variant[kind == 1] = V_SOLO + suit[kind == 1]

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from simkit.cli_shared import RULES_HELP, UserError, bavarian, stdout
+from simkit.cli_shared import RULES_HELP, UserError, bavarian, classic_rules, stdout
 
 JSON_KEYS = ("id", "ok", "error", "to_move", "values", "best", "nodes", "seconds")
 
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
 
         if objective not in OBJECTIVES:
             raise UserError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        rules = bavarian(load_ruleset(rules_spec))
+        rules = classic_rules(bavarian(load_ruleset(rules_spec)), "solve")
         if not file.is_file():
             raise UserError(f"solve file {file} does not exist" if not file.exists() else f"{file} is not a file")
         from simkit.solver.api import warm_up

@@ -44,7 +44,8 @@ def _builtin(name: str) -> Strategy:
     return Strategy(name, desc, mod.bid, mod.double, mod.play,
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
                     tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
-                    bool(getattr(mod, "SLOW", False)), bind, *natives)
+                    bool(getattr(mod, "SLOW", False)), bind, *natives,
+                    klopfen=getattr(mod, "klopfen", None) or heuristic.klopfen)  # a native seat: the heuristic's
 
 
 def available() -> dict[str, str]:

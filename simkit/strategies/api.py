@@ -1,6 +1,6 @@
 """The strategy interface: what a strategy is called with, what it returns, and helpers for writing one.
 
-A strategy takes three decisions for one seat, each a Numba ``@njit`` function with a fixed signature (so that the
+A strategy takes four decisions for one seat, each a Numba ``@njit`` function with a fixed signature (so that the
 whole-deal kernel can call built-in strategies by integer id and user plug-ins as first-class functions, and both
 stay in numba's on-disk cache):
 
@@ -10,6 +10,12 @@ stay in numba's on-disk cache):
     1 to say Kontra (a defender) or Re (the declaring side, when asked), else 0.
 ``play(hand, legal, seat, info, strength, eff_suit, params, config) -> int64``
     One card (0..31) of the mask ``legal``.
+``klopfen(hand, seat, info, strength, eff_suit, params, config) -> int64`` (optional; :data:`KLOPFEN_SIG`)
+    1 to knock (Klopfen, RULES.md 4.1: the price of the deal doubles), else 0. Asked only when the ruleset has
+    ``klopfen`` (``params[P_KLOPFEN]``), of each seat in turn from seat 0, before the bidding; ``hand`` is then
+    the ``params[P_KLOPFEN_CARDS]`` cards of its hand the seat has seen (``info[I_PHASE]`` is
+    :data:`PHASE_KLOPFEN`), and ``info[I_KNOCKED]`` has a bit for every earlier seat that knocked. A strategy
+    without it never knocks (:func:`never_knock`).
 
 Arguments (all int64 unless noted):
 
@@ -38,7 +44,7 @@ import numpy as np
 from numba import njit, types
 
 from simkit.engine.bits import cttz, nth_bit, popcount
-from simkit.engine.jitcache import files, stamp_module
+from simkit.engine.jitcache import cached, files, source_stamp, stamp_module
 from simkit.engine.rng import below, next_u64
 
 #: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
@@ -56,6 +62,7 @@ _CONFIG = types.float64[::1]
 BID_SIG = types.int64(_HAND, types.int64, _INFO, _STRENGTH, _EFF, _PARAMS, _CONFIG)
 DOUBLE_SIG = types.int64(_HAND, types.int64, _INFO, _STRENGTH, _EFF, _PARAMS, _CONFIG)
 PLAY_SIG = types.int64(_HAND, types.int64, types.int64, _INFO, _STRENGTH, _EFF, _PARAMS, _CONFIG)
+KLOPFEN_SIG = BID_SIG  # the fourth decision: same arguments as bid (hand = the cards seen so far)
 
 # ----------------------------------------------------------------------------------------------- bids
 
@@ -64,7 +71,8 @@ PASS = -1
 
 @njit(cache=True, inline="always")
 def bid_code(kind, suit, tout):
-    """Encode a declaration: ``kind`` 0..5 (simkit.rules.contracts), ``suit`` 0..3 or -1, ``tout`` bool."""
+    """Encode a declaration: ``kind`` 0..7 (simkit.rules.contracts; 6 Bettel and 7 Sie take suit -1 and no Tout),
+    ``suit`` 0..3 or -1, ``tout`` bool."""
     return np.int64(kind) | (np.int64(suit + 1) << np.int64(3)) | (np.int64(1 if tout else 0) << np.int64(6))
 
 
@@ -158,8 +166,24 @@ def random_card(legal, info):
     return nth_bit(legal, rng_below(info, n))
 
 
+@njit(cache=True, inline="always")
+def sie_mask(hand_size):
+    """The hand that may declare Sie (RULES.md 4.3): the top trumps of the solo order, every Ober and Unter (long
+    deck), the four Ober with the Eichel and Gras Unter (short deck, ``hand_size`` 6)."""
+    if hand_size == 8:
+        return np.int64(0x18181818)
+    return np.int64(0x10101010 | (1 << 3) | (1 << 11))
+
+
+@cached(source_stamp(DEPENDENCIES), KLOPFEN_SIG)
+def never_knock(hand, seat, info, strength, eff_suit, params, config):
+    """The ``klopfen`` of a strategy that brings none: it never knocks."""
+    return 0
+
+
 __all__ = [
-    "BID_SIG", "DOUBLE_SIG", "PLAY_SIG", "PASS", "NOT_ASKED", "PHASE_BID", "PHASE_DOUBLE", "PHASE_PLAY",
+    "BID_SIG", "DOUBLE_SIG", "PLAY_SIG", "KLOPFEN_SIG", "never_knock", "sie_mask", "PASS", "NOT_ASKED", "PHASE_BID",
+    "PHASE_DOUBLE", "PHASE_PLAY",
     "PHASE_KLOPFEN",
     "INFO_SIZE", "N_SCRATCH", "bid_code", "bid_kind", "bid_suit", "bid_tout", "decode_bid", "rng_u64", "rng_below",
     "random_card", "popcount", "cttz", "nth_bit",

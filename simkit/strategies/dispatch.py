@@ -9,7 +9,9 @@
   api signature, ~2-15 ns per call, also cached). For a built-in or native seat the tuple entry is a filler (any
   function of the right signature, :data:`FILLER`); it is never called.
 
-The kernel (simkit.engine.game) calls :func:`call_bid` and :func:`call_double`; the ``play`` chain (the same
+The kernel (simkit.engine.game) calls :func:`call_klopfen`, :func:`call_bid` and :func:`call_double`; a native
+seat knocks as the heuristic (``heuristic.klopfen``), a plug-in without ``klopfen`` never knocks
+(simkit.strategies.api.never_knock). The ``play`` chain (the same
 branches) is written out in the kernel's card loop, because inlining a helper there measured 1.4x slower; there a
 seat with one legal card gets it without a call, and the heuristic's kernel entry is called with the trick so far
 that the kernel already knows (measured 1.1-1.3x faster whole deals than its api entry).
@@ -39,13 +41,15 @@ S_RANDOM = 0
 S_HEURISTIC = 1
 S_NATIVE = 2  # calls the entries its strategy brings by address (simkit.strategies.natives), else the heuristic
 
-#: (bid, double, play) dispatchers usable as the filler of a built-in seat in the plug-in tuples
-FILLER = (_random.bid, _random.double, _random.play)
+#: (bid, double, play, klopfen) dispatchers usable as the filler of a built-in seat in the plug-in tuples
+FILLER = (_random.bid, _random.double, _random.play, _random.klopfen)
 
 # ``random`` is inlined into the kernel (numba IR inlining of the same Python functions; a call of an
 # explicit-signature dispatcher costs ~15 ns since every array argument is passed as a struct). The heuristic is
 # called, not inlined: inlining its three functions made the kernel's cold compile take minutes.
 _r_bid, _r_double = (njit(inline="always")(f.py_func) for f in FILLER[:2])
+_r_klopfen = njit(inline="always")(_random.klopfen.py_func)
+_h_klopfen = _heuristic.klopfen
 # the kernel's own entry of the heuristic's play (fewer arguments, the trick so far given): simkit.engine.game
 _h_play_kernel = _heuristic.play_kernel
 _h_trump_mask = _heuristic._trump_mask
@@ -75,6 +79,16 @@ def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
         # heuristic's), its arrays as data pointers (fewer arguments)
         return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config),
                                 config.shape[0])
+    return fns[seat](hand, seat, info, strength, eff_suit, params, config)
+
+
+@njit(cache=True, inline="always")
+def call_klopfen(sid, fns, hand, seat, info, strength, eff_suit, params, config):
+    """Klopfen (RULES.md 4.1): ``hand`` is the cards the seat has seen. A native seat knocks as the heuristic."""
+    if sid == S_RANDOM:
+        return _r_klopfen(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_HEURISTIC or sid == S_NATIVE:
+        return _h_klopfen(hand, seat, info, strength, eff_suit, params, config)
     return fns[seat](hand, seat, info, strength, eff_suit, params, config)
 
 

@@ -4,7 +4,9 @@
 have ``bid``, ``double`` and ``play``: Numba ``@njit`` functions (or plain Python functions, which are compiled with
 ``njit``) of the signatures :data:`~simkit.strategies.api.BID_SIG`, ``DOUBLE_SIG`` and ``PLAY_SIG``. A function
 given as plain ``@njit`` is compiled for exactly that signature here. Optional: ``description`` (one line) and
-``config`` (a float array passed to every call as ``config``).
+``config`` (a float array passed to every call as ``config``), and ``klopfen`` (of the signature
+:data:`~simkit.strategies.api.KLOPFEN_SIG`: whether to knock before the bidding; without it the strategy never
+knocks).
 
 Registering by entry point (in the plug-in's ``pyproject.toml``)::
 
@@ -78,6 +80,8 @@ def from_object(name: str, obj) -> Strategy:
         if f is None:
             raise StrategyError(f"strategy {name!r} has no {what}() function (it needs bid, double and play)")
         fns.append(_compile(name, what, f, sig))
+    k = getattr(obj, "klopfen", None)
+    klopfen = None if k is None else _compile(name, "klopfen", k, BID_SIG)  # KLOPFEN_SIG is BID_SIG
     config = getattr(obj, "config", None)
     if config is None:
         config = getattr(obj, "CONFIG", None)
@@ -86,7 +90,8 @@ def from_object(name: str, obj) -> Strategy:
     except (TypeError, ValueError):
         raise StrategyError(f"strategy {name!r}: config must be an array of numbers") from None
     return Strategy(name, describe(obj), *fns, config=config, builtin_id=-1,
-                    config_names=tuple(getattr(obj, "config_names", getattr(obj, "CONFIG_NAMES", ()))))
+                    config_names=tuple(getattr(obj, "config_names", getattr(obj, "CONFIG_NAMES", ()))),
+                    klopfen=klopfen)
 
 
 def _compile(name: str, what: str, f, sig):

@@ -4,7 +4,9 @@
   its hand and the ruleset allow (enabled kinds; a Rufspiel only with a callable ace: E, G or S, not held, with a
   non-trump card of that suit); a solo-type declaration becomes Tout with probability ``config[2]`` when the
   ruleset allows Touts. Otherwise (and when nothing is allowed) it passes. It ignores the bids of the other seats.
+  Bettel and Sie (with a Sie hand) are among the declarations where the ruleset enables them.
 * ``double``: 1 (Kontra or Re) with probability ``config[1]``.
+* ``klopfen``: 1 (knock) with probability ``config[3]`` (1/4).
 * ``play``: a uniformly random card of ``legal`` (:func:`simkit.strategies.api.random_card`).
 
 Every draw comes from the seat's own stream ``info[I_RNG]``. It keeps no scratch memory.
@@ -16,18 +18,20 @@ import numpy as np
 from numba import njit
 
 from simkit.engine.jitcache import cached, files, source_stamp, stamp_module
-from simkit.rules.contracts import GEIER, RUFSPIEL, WENZ
-from simkit.rules.tables import P_DECK_MASK, P_ENABLED, P_TOUT_ALLOWED, TRUMP
+from simkit.rules.contracts import BETTEL, GEIER, RUFSPIEL, SIE, WENZ
+from simkit.rules.tables import P_DECK_MASK, P_ENABLED, P_HAND_SIZE, P_TOUT_ALLOWED, TRUMP
 from simkit.strategies.api import DEPENDENCIES as _API_DEPS
 from simkit.strategies.api import (
     BID_SIG,
     DOUBLE_SIG,
+    KLOPFEN_SIG,
     PASS,
     PLAY_SIG,
     bid_code,
     random_card,
     rng_below,
     rng_u64,
+    sie_mask,
 )
 
 #: the files its kernels compile in: the on-disk cache is keyed on all of them (simkit.engine.jitcache)
@@ -35,8 +39,8 @@ DEPENDENCIES = files("strategies/random_play", "rules/contracts", "rules/tables"
 _STAMP = source_stamp(DEPENDENCIES)
 
 DESCRIPTION = "uniform over the legal cards; bids a random allowed contract with probability config[0]"
-CONFIG_NAMES = ("bid_probability", "double_probability", "tout_share")
-DEFAULT_CONFIG = np.array([0.1, 0.02, 0.1], dtype=np.float64)
+CONFIG_NAMES = ("bid_probability", "double_probability", "tout_share", "klopfen_probability")
+DEFAULT_CONFIG = np.array([0.1, 0.02, 0.1, 0.25], dtype=np.float64)
 USES_SCRATCH = False  # the kernel need not keep info[I_SCRATCH:] for its seats
 
 
@@ -64,16 +68,19 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
         return PASS
     enabled = params[P_ENABLED]
     deck = params[P_DECK_MASK]
+    sie = hand == sie_mask(params[P_HAND_SIZE])
     n = 0
-    for kind in range(6):
+    for kind in range(8):  # the classic six, Bettel, Sie: a kind the ruleset does not enable adds nothing
         if not (enabled >> kind) & 1:
             continue
         if kind == RUFSPIEL:
             for s in (0, 1, 3):
                 if _callable(hand, s, eff_suit, deck):
                     n += 1
-        elif kind == WENZ or kind == GEIER:
+        elif kind == WENZ or kind == GEIER or kind == BETTEL:
             n += 1
+        elif kind == SIE:
+            n += 1 if sie else 0
         else:
             n += 4
     if n == 0:
@@ -81,7 +88,7 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
     r = rng_below(info, n)
     kind = 0
     suit = -1
-    for k in range(6):
+    for k in range(8):
         if not (enabled >> k) & 1:
             continue
         if k == RUFSPIEL:
@@ -90,6 +97,12 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
                     if r == 0:
                         return bid_code(RUFSPIEL, s, False)
                     r -= 1
+        elif k == BETTEL or k == SIE:  # no suit, no Tout
+            if k == SIE and not sie:
+                continue
+            if r == 0:
+                return bid_code(k, -1, False)
+            r -= 1
         elif k == WENZ or k == GEIER:
             if r == 0:
                 kind = k
@@ -111,6 +124,12 @@ def bid(hand, seat, info, strength, eff_suit, params, config):
 @cached(_STAMP, DOUBLE_SIG)
 def double(hand, seat, info, strength, eff_suit, params, config):
     p = config[1] if config.shape[0] > 1 else 0.0
+    return 1 if _uniform(info) < p else 0
+
+
+@cached(_STAMP, KLOPFEN_SIG)
+def klopfen(hand, seat, info, strength, eff_suit, params, config):
+    p = config[3] if config.shape[0] > 3 else 0.25
     return 1 if _uniform(info) < p else 0
 
 

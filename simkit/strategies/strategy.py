@@ -35,6 +35,10 @@ class StrategyError(Exception):
             why = declaration_error(hand, value, rules) or "not a valid declaration"
             msg = f"{who} declared {describe_bid(value)} in deal {deal}: {why}"
             kind = "bid"
+        elif decision == 3:
+            msg = (f"{who} answered {value} when asked whether to knock (Klopfen) in deal {deal}: klopfen() must "
+                   f"return 0 or 1")
+            kind = "klopfen"
         elif decision == 1:
             q = "Re" if trick == 1 else "Kontra"
             msg = f"{who} answered {value} when asked for {q} in deal {deal}: double() must return 0 or 1"
@@ -77,14 +81,21 @@ class Strategy:
     make_workspace: Any = None
     #: float64 words of work space its native bid and play entries need (the kernel's ``work_f``)
     native_work: int = 0
+    #: the fourth decision (Klopfen, simkit.strategies.api.KLOPFEN_SIG); None: it never knocks (a native seat
+    #: knocks as the heuristic in the kernel)
+    klopfen: Any = None
 
     def fn(self, j: int):
-        """Decision ``j`` (0 bid, 1 double, 2 play) as passed to the kernel's plug-in tuples."""
+        """Decision ``j`` (0 bid, 1 double, 2 play, 3 klopfen) as passed to the kernel's plug-in tuples."""
         if self.builtin_id >= 0:
             from simkit.strategies.dispatch import FILLER
 
             return FILLER[j]
-        return (self.bid, self.double, self.play)[j]
+        if j == 3 and self.klopfen is None:
+            from simkit.strategies.api import never_knock
+
+            return never_knock
+        return (self.bid, self.double, self.play, self.klopfen)[j]
 
     def natives(self) -> dict[int, int]:
         """``{slot: address}`` of the kernels the whole-deal kernel calls by address for this strategy (empty for

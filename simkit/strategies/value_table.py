@@ -127,8 +127,9 @@ def _bins(scores: np.ndarray) -> np.ndarray:
 
 
 def _counting_rules(rules):
-    """The ruleset the counting games are played in: every kind enabled, no doublings (prices stay base)."""
-    return rules.replace(contracts=CLASSIC_KIND_NAMES, max_doublings=0)
+    """The ruleset the counting games are played in: every classic kind enabled, no doublings, no knocks and no
+    Ramsch (prices stay base; the table counts the six classic contracts, RULES.md 2.1)."""
+    return rules.replace(contracts=CLASSIC_KIND_NAMES, max_doublings=0, klopfen=False, all_pass="throw-in", sie=False)
 
 
 def build_counts(rules=None, deals: int = DEFAULT_DEALS, seed: int = 0, *, workers: int | None = None,
