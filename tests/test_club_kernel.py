@@ -37,12 +37,6 @@ VARIANTS = {
 SEATS = ("random[bid_probability=0.15]", "heuristic", "random[bid_probability=0.15]", "heuristic")
 
 
-def _referee_has_club_rules() -> bool:
-    import inspect
-
-    return "knocks" in inspect.signature(ref.Game).parameters
-
-
 def _tricks(row_hands, played, contract, hs):
     """Per seat: card points and tricks taken, and the cards each seat played, from a traced deal."""
     pts, tricks, by = [0] * 4, [0] * 4, [[] for _ in range(4)]
@@ -363,7 +357,6 @@ def test_run_with_the_club_rules(tmp_path):
     assert not {"knocked", "durchmarsch", "jungfrauen"} & set(cols)  # other rulesets' files are as before
 
 
-@pytest.mark.skipif(not _referee_has_club_rules(), reason="the referee's club rules (branch ref36) are not merged")
 @pytest.mark.parametrize("name", ["club", "club-short", "double-each", "stichzwang-short"])
 def test_kernel_against_the_referee(name):
     """simkit.verify replays every traced club deal in the referee decision by decision (legal cards, results)."""
@@ -380,7 +373,7 @@ def test_kernel_against_the_referee(name):
 
 def test_export_of_a_club_run(tmp_path):
     """`simkit export` writes a club run's games as replay records: the knocks as ``klopfen``, a Ramsch without a
-    declarer; with the referee's club rules (ref36) every record replays to the run's payouts."""
+    declarer; every record replays to the run's payouts."""
     import json
 
     out = tmp_path / "run"
@@ -393,6 +386,5 @@ def test_export_of_a_club_run(tmp_path):
     assert ramsch and all(x["declarer"] is None and x["suit"] is None for x in ramsch)
     assert any(x["klopfen"] for x in records) and all("klopfen" in x for x in records)
     assert any(x["contract"] == "bettel" for x in records)
-    if _referee_has_club_rules():
-        rep = cli("replay", tmp_path / "games.jsonl", "--rules", "club")
-        assert rep.returncode == 0 and f"{len(records)} of {len(records)} agree" in rep.stdout, rep.stdout[-500:]
+    rep = cli("replay", tmp_path / "games.jsonl", "--rules", "club")
+    assert rep.returncode == 0 and f"{len(records)} of {len(records)} agree" in rep.stdout, rep.stdout[-500:]
