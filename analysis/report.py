@@ -26,6 +26,7 @@ from analysis.dataset import AnalysisError, Dataset, aggregate_many, as_dataset,
 from analysis.page import Section, grid, png, pyplot, write
 from analysis.tables import (
     DEFAULT_KEYS,
+    NO_LAUFENDE,
     compare,
     contract_mix,
     double_dummy,
@@ -293,7 +294,10 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     s = Section("Win rate per contract",
                 "The declaring side wins with 61+ card points (a Tout: every trick). Win rate with a 95% Wilson "
                 "interval; mean card points of the declaring side; mean payout to the declarer's seat in tariff "
-                "units (a Rufspiel partner gets the same; a soloist three times the price), 95% normal interval.")
+                "units (a Rufspiel partner gets the same; a soloist three times the price), 95% normal interval."
+                + (" A Bettel is won by taking no trick. A Ramsch row describes its loser (or the Durchmarsch "
+                   "winner): its win rate is the Durchmarsch rate." if {"bettel", "ramsch"} & set(wr["contract"])
+                   else ""))
     s.tables.append(("", wr, WR_FMT))
     if wr.height:
         s.figures.append(("win_rates", fig_win_rates(wr)))
@@ -321,9 +325,10 @@ def run_sections(ds: Dataset) -> tuple[list[Section], dict[str, pl.DataFrame]]:
     if forced:
         dfmt["exact"] = ("exact", "pct2")
     dfmt["paid"] = ("paid", None)
-    s.tables.append(("Distribution", dist.filter(pl.col("contract").is_in([c for c, _ in big])), dfmt))
-    if freq.height:
-        s.figures.append(("laufende", fig_laufende(freq, big)))
+    with_laufende = [(c, t) for c, t in big if c not in NO_LAUFENDE]
+    s.tables.append(("Distribution", dist.filter(pl.col("contract").is_in([c for c, _ in with_laufende])), dfmt))
+    if freq.height and with_laufende:
+        s.figures.append(("laufende", fig_laufende(freq, with_laufende)))
     sec.append(s)
     s = Section("Expected points per hand shape",
                 "Declarer's hand shape: trump count, then the side-suit lengths descending (docs/analysis.md). "

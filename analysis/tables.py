@@ -115,6 +115,10 @@ def payout_distribution(ds) -> pl.DataFrame:
 
 # ------------------------------------------------------------------------------------------ Laufende
 
+#: contracts without Laufende (RULES.md 4.2, 4.4)
+NO_LAUFENDE = ("bettel", "ramsch")
+
+
 def _laufende_min(ds: Dataset, contract: str) -> int:
     t = ds.rules.tariff
     return t.laufende_min_wenz_geier if contract in ("wenz", "geier") else t.laufende_min
@@ -124,11 +128,12 @@ def laufende_frequency(ds) -> pl.DataFrame:
     """Per contract (and Tout): the distribution of Laufende, one row per (mit, count): ``games``, ``share`` of the
     contract's games, ``paid`` (count at least the ruleset's minimum) and, for forced-contract runs, ``exact``: the
     exact probability (analysis.exact; null otherwise). ``laufende_mit`` true: the declaring side holds them.
-    Rows for every count 1..max that has games or a nonzero exact probability."""
+    Rows for every count 1..max that has games or a nonzero exact probability. A Bettel and a Ramsch have no
+    Laufende (RULES.md 4.2, 4.4) and are left out."""
     ds = as_dataset(ds)
     from analysis.dataset import _played
 
-    df = (ds.lf.filter(_played())
+    df = (ds.lf.filter(_played() & ~pl.col("contract").cast(pl.String).is_in(NO_LAUFENDE))
           .select(pl.col("contract").cast(pl.String), "tout", pl.col("laufende").cast(pl.Int64),
                   pl.col("laufende_mit").cast(pl.Boolean))
           .group_by("contract", "tout", "laufende_mit", "laufende").agg(pl.len().cast(pl.Int64).alias("games"))
