@@ -453,6 +453,10 @@ def _is_sie(hand, deck):
     return hand == (_OBERS | 0x808)
 
 
+# per rank r (7 8 9 U O K Z A = 0..7), the ranks of its suit below it in a Bettel (A K O U Z 9 8 7), byte r
+_BETTEL_BELOW = 0x7F075F4F47030100
+
+
 @_helper
 def bettel_danger(hand, deck, strength):
     """How likely ``hand`` is to take a trick in a Bettel (0: safe): over every own card, the opponents' cards of
@@ -464,20 +468,10 @@ def bettel_danger(hand, deck, strength):
     while m:
         c = _ctz(m)
         m &= m - 1
-        sc = strength[_BETTEL_VARIANT, c]
-        d = deck & (_SUIT0 << (8 * (c >> 3)))
-        below_opp = 0
-        below_own = 0
-        while d:
-            x = _ctz(d)
-            d &= d - 1
-            if strength[_BETTEL_VARIANT, x] < sc:
-                if (hand >> x) & 1:
-                    below_own += 1
-                else:
-                    below_opp += 1
-        if below_opp > below_own:
-            danger += below_opp - below_own
+        below = ((_BETTEL_BELOW >> (8 * (c & 7))) & 0xFF) << (c & 0x18)  # popcounts, not a loop over the suit
+        d = popcount(below & deck & ~hand) - popcount(below & hand)
+        if d > 0:
+            danger += d
     return danger
 
 
