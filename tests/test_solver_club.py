@@ -14,6 +14,7 @@ drifts fails instead of passing vacuously.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections import Counter
 
@@ -208,3 +209,75 @@ def test_speedups_do_not_change_club_values():
         n[kind] += 1
         n["fewer"] += b.nodes < a.nodes
     assert n["fewer"] >= 12, n
+
+
+# ------------------------------------------------------------------------------- records and the command
+
+def _demo_club() -> list[dict]:
+    from simkit_cli import REPO
+
+    path = REPO / "simkit" / "data" / "demo-games.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return [r for r in recs if r.get("contract") in ("bettel", "ramsch", "sie")]
+
+
+def _cut(record: dict, n_cards: int) -> dict:
+    tricks, left = [], n_cards
+    for t in record["tricks"]:
+        if left <= 0:
+            break
+        tricks.append({"leader": t["leader"], "cards": t["cards"][:left]})
+        left -= len(tricks[-1]["cards"])
+    return dict(record, tricks=tricks)
+
+
+def test_demo_club_records_solve_at_every_position():
+    """The demo file's Bettel, Sie and Ramsch records (their record rules, knocks and Kontra) solve at every
+    position, and the values chain: a card is worth the position it leads to, from a fixed view (a Ramsch: seat
+    0's, whoever moves); the last position's value is the game's."""
+    recs = _demo_club()
+    kinds = Counter(r["contract"] for r in recs)
+    assert kinds["bettel"] >= 3 and kinds["ramsch"] >= 5 and kinds["sie"] >= 1, kinds
+    for rec in recs:
+        objective = {"bettel": "win", "ramsch": "points", "sie": "payout"}[rec["contract"]]
+        previous = None
+        for k in range(4 * len(rec["tricks"]) + 1):
+            pos = Position.from_record(_cut(rec, k))
+            if rec["contract"] == "ramsch":
+                pos = pos.with_view(0)
+            if pos.is_over or pos.game.is_decided:
+                r = pos.game.result()
+                final = (r.seat_points[0] if rec["contract"] == "ramsch" else int(r.won) if rec["contract"] == "bettel"
+                         else r.payouts[rec["declarer"]])
+                assert position_value(pos, objective) == final, rec["id"]
+                assert previous is None or previous[0].values[previous[1]] == final, rec["id"]
+                break
+            sol = solve(pos, objective)
+            assert set(sol.values) == set(pos.legal_cards()), rec["id"]
+            if previous is not None:
+                assert previous[0].values[previous[1]] == sol.value, (rec["id"], k)
+            previous = (sol, Position.from_record(_cut(rec, k + 1)).plays[-1])
+
+
+def test_solve_command_reads_club_records(tmp_path):
+    from simkit_cli import simkit as cli
+
+    recs = {r["id"]: r for r in _demo_club()}
+    lines = [_cut(recs["demo-club-bettel-stichzwang"], 1), _cut(recs["demo-club-ramsch-klopfen"], 5),
+             _cut(recs["demo-club-sie"], 0), _cut(recs["demo-club-bettel-won-kontra"], 0)]
+    path = tmp_path / "club.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    r = cli("solve", path, "--json", "--objective", "points", "--rules", "club")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1 and [row["ok"] for row in rows] == [False, True, True, False], r.stdout + r.stderr
+    assert "line 1: a Bettel has no points objective" in rows[0]["error"]
+    ramsch = Position.from_record(lines[1])
+    assert rows[1]["to_move"] == ramsch.to_move
+    assert rows[1]["values"] == solve(ramsch, "points").named_values()
+    assert set(rows[2]["values"].values()) == {120}
+    r = cli("solve", path, "--json", "--objective", "win")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [row["ok"] for row in rows] == [True, False, True, True]
+    assert "Ramsch has only the points objective" in rows[1]["error"]
+    # Stichzwang: seat 1 must beat E8 with EA, his only legal card, and takes the trick: lost
+    assert rows[0]["values"] == {"EA": 0}
