@@ -158,20 +158,21 @@ def test_ramsch_line_takes_each_movers_view():
 
 def test_sie_is_a_won_herz_solo():
     rules = load_ruleset("club")
-    deck = [c for c in range(32)]
     top = [8 * s + r for s in range(4) for r in (3, 4)]  # the Ober and Unter (rank 3 = U, 4 = O)
     from simkit.reference import is_sie_hand
     hand = sum(1 << c for c in top)
     assert is_sie_hand(hand, "long"), "test setup: not a Sie hand"
-    rest = [c for c in deck if c not in top]
+    rest = [c for c in range(32) if c not in top]
     random.Random(3).shuffle(rest)
     hands = [hand] + [sum(1 << c for c in rest[i * 8:(i + 1) * 8]) for i in range(3)]
     pos = Position.opening(hands, Contract(SIE, None), 0, rules)
     assert solve(pos, "win").value == 1
     assert solve(pos, "points").value == 120
-    expected = Game(rules, hands, Contract(SIE, None), 0).tariff  # noqa: F841
     sol = solve(pos, "payout")
-    assert set(sol.values.values()) == {pos.level_payouts[0]} and pos.level_payouts[0] > 0
+    want = Game(rules, hands, Contract(SIE, None), 0)  # the referee's payout of the Sie played out
+    while not want.is_over:
+        want.play(want.legal_cards()[0])
+    assert set(sol.values.values()) == {want.result().payouts[0]} and sol.value > 0
 
 
 def test_club_objective_errors():
