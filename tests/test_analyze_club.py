@@ -72,3 +72,29 @@ def test_analyze_command_grades_club_records(tmp_path):
     g = pq.read_table(tmp_path / "an" / "games.parquet").to_pydict()
     assert sorted(set(g["contract"])) == ["bettel", "ramsch"]
     assert g["declarer_player"][-1] is None
+
+
+def test_pimc_advises_with_the_club_objectives():
+    """pimc on the record path (``simkit analyze --strategy pimc``) plays a Bettel for the declarer's win and a
+    Ramsch for its own fewest points: its cards are legal, and nearly always among the double-dummy best cards
+    (it sees only its own hand: not always)."""
+    from simkit.analyze.advice import advise
+    from simkit.strategies import resolve
+
+    pimc = resolve("pimc")
+    agree = total = 0
+    recs = _club("bettel") + _club("ramsch")[:3]
+    for line, rec in enumerate(recs, start=1):
+        game = parse_game(rec, line)
+        pos = game.opening
+        for i, c in enumerate(advise(pimc, game)):
+            legal = pos.legal_cards()
+            assert c in legal, (rec["id"], i)
+            if len(legal) > 1:
+                view = pos if rec["contract"] == "bettel" else pos.with_view(pos.to_move)
+                sol = solve(view, "win" if rec["contract"] == "bettel" else "points",
+                            workspace=Workspace(table_bits=14))
+                agree += c in sol.best
+                total += 1
+            pos = pos.after(game.plays[i])
+    assert total > 50 and agree >= 0.85 * total, (agree, total)
