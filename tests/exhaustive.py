@@ -15,6 +15,11 @@ finished deal:
 * ``"payout"``: ``payouts[game.declarer]``, the declarer seat's own payout (tariff and doublings of the Game);
 * ``"tricks"``: ``declarer_tricks``, the tricks the declaring side took in the whole deal.
 
+The club contracts: a Bettel's declarer is its declaring side, so ``"win"`` (``result.won``: he took no trick) and
+``"payout"`` need nothing new. A Ramsch has no declaring side; :func:`ramsch_values` is the same minimax for one
+seat's own final card points (``result.seat_points[view]``), which that seat minimises and the other three
+maximise.
+
 Positions are built from replay records (``../shared/fixtures/README.md``) whose ``tricks`` may stop after any
 card; :func:`game_from_record` builds the referee's Game exactly as :func:`simkit.replay.replay` does (same tariff
 override, doublings = len(kontra), knocks = len(klopfen)), so payouts agree with ``simkit replay``.
@@ -31,12 +36,13 @@ from simkit.cards import ASS, DECK_MASKS, HAND_SIZE, SUIT_NAMES, card, cards_of,
 from simkit.reference import Game, GameResult, suit_order, trump_order
 from simkit.replay import _knocks, _kontra, _tariff_for
 from simkit.rules import Contract, Ruleset, load_ruleset
-from simkit.rules.contracts import RUFSPIEL
+from simkit.rules.contracts import RAMSCH, RUFSPIEL
 
 OBJECTIVES = ("points", "win", "payout", "tricks")
 KINDS = ("rufspiel", "solo", "wenz", "geier", "farbwenz", "farbgeier")
 KINDS_WITH_SUIT = ("rufspiel", "solo", "farbwenz", "farbgeier")
 CALLABLE_SUITS = ("eichel", "gras", "schellen")  # never Herz (RULES.md 2.2)
+CLUB_KINDS = ("bettel", "ramsch")  # the generator's club contracts (never chosen when ``kind`` is None)
 
 
 # ------------------------------------------------------------------------------------------------ oracle
@@ -93,6 +99,21 @@ def best_cards(game: Game, values: dict[int, int]) -> set[int]:
     """The cards whose value is optimal for the side of the seat to move."""
     target = max(values.values()) if maximises(game) else min(values.values())
     return {c for c, v in values.items() if v == target}
+
+
+def ramsch_values(game: Game, view: int) -> dict[int, int]:
+    """Ramsch: the minimax value of every legal card of the seat to move, the value being seat ``view``'s own final
+    card points; ``view`` minimises them, the three others maximise them."""
+    if game.is_over:
+        raise ValueError("the game is over: no card to play")
+    return {c: ramsch_value(after(game, c), view) for c in game.legal_cards()}
+
+
+def ramsch_value(game: Game, view: int) -> int:
+    if game.is_over:
+        return game.result().seat_points[view]
+    values = ramsch_values(game, view).values()
+    return min(values) if game.to_play == view else max(values)
 
 
 def count_leaves(game: Game) -> int:
@@ -207,6 +228,9 @@ def _setup(rng, deck, kind, suit, tout, declarer, holder_called, strong_declarer
     """A random (hands, Contract, declarer) that the referee accepts, steered by the knobs."""
     for _ in range(10_000):
         k = kind or rng.choice(KINDS)
+        if k in CLUB_KINDS:  # no trumps to steer (Bettel) or no declarer (Ramsch): a plain random deal
+            d = None if k == "ramsch" else (rng.randrange(4) if declarer is None else declarer)
+            return _deal(rng, deck, {}), Contract.parse(k, None, False), d
         if k == "rufspiel":
             s = suit or rng.choice(CALLABLE_SUITS)
             t = False
@@ -278,14 +302,14 @@ def random_position(rng: random.Random, *, deck: str = "long", kind: str | None 
               if contract.suit is not None else None, "tariff": tariff}
     game = Game(rules, hands, contract, d, tariff=_tariff_for(record, rules, contract))
     klopfen = list(klopfen or [])
-    if kontra == "random":
+    if kontra == "random" and contract.kind != RAMSCH:  # (no Kontra in a Ramsch)
         defenders = [s for s in range(4) if s not in game.team]
         kontra = []
         if rng.random() < 0.6:
             kontra.append(rng.choice(defenders))
             if rules.max_doublings >= 2 and rng.random() < 0.5:
                 kontra.append(rng.choice(sorted(game.team)) if rules.re_by_partner else d)
-    kontra = list(kontra or [])
+    kontra = list(kontra or []) if contract.kind != RAMSCH else []
     game.knocks = len(klopfen)
     game.doublings = _kontra({"kontra": kontra}, rules, contract, d, game.partner)
 

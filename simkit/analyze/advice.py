@@ -101,7 +101,8 @@ def walk(game: GameRecord, ask) -> list:
     info_new_deal(info, game.line, rules.hand_size)
     for s in range(4):
         info_bid(info, s, bid_code(c.kind, suit, c.tout) if s == pos.declarer else PASS)
-    info_contract(info, c.kind, suit, int(c.tout), pos.declarer, variant_code(c.kind, suit))
+    info_contract(info, c.kind, suit, int(c.tout), -1 if pos.declarer is None else pos.declarer,  # (a Ramsch: none)
+                  variant_code(c.kind, suit))
     kontra = game.record.get("kontra") or []
     if kontra:
         info_kontra(info, kontra[0])
@@ -112,7 +113,7 @@ def walk(game: GameRecord, ask) -> list:
     rngs = [np.uint64(stream_state(ADVICE_SEED, game.line, STREAM_STRATEGY + s)).view(np.int64) for s in range(4)]
     scratch = np.zeros((4, N_SCRATCH), np.int64)
     called = c.suit if c.kind == RUFSPIEL else -1
-    ref = Game(rules, list(pos.hands), c, pos.declarer, pos.doublings, pos.tariff)
+    ref = Game(rules, list(pos.hands), c, pos.declarer, pos.doublings, pos.tariff, pos.knocks)
     hands = [int(h) for h in pos.hands]
     played = 0
     out: list[int] = []

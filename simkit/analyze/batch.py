@@ -128,7 +128,7 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str | None, str | N
         g = graded.game
         g["line"] = n
         g["suit"] = SUIT_NAMES[g["suit"]] if g["suit"] is not None else None
-        g["declarer_player"] = game.player(g["declarer"])
+        g["declarer_player"] = game.player(g["declarer"]) if g["declarer"] is not None else None  # (a Ramsch)
         g["decisive_player"] = game.player(g["decisive_seat"]) if g["decisive_seat"] is not None else None
         g["decisive_card"] = format_card(g["decisive_card"]) if g["decisive_card"] is not None else None
         g["ms"] = ms

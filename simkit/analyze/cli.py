@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, classic_rules, stdout
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, stdout
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         from simkit.analyze.batch import AnalyzeError, analyze_file, count_games
         from simkit.rules import load_ruleset
 
-        rules = classic_rules(bavarian(load_ruleset(rules_spec)), "analyze")
+        rules = bavarian(load_ruleset(rules_spec))  # club records too: a Bettel (win), a Ramsch (docs/analyze.md)
         if not file.is_file():
             raise UserError(f"games file {file} does not exist" if not file.exists() else f"{file} is not a file")
         if workers is not None and workers < 1:

@@ -13,6 +13,13 @@ of the points is that function of the minimax, so thresholds on the exact value 
 
 The **first decisive mistake** is the first card after which the side that had the game in hand no longer has it
 (the win status before a card differs from the status after it; only the mover's own side can lose it).
+
+The club contracts (docs/analyze.md): a **Bettel** is graded under ``win`` whatever the objective asked (1 iff the
+declarer takes no trick: a Bettel has no card points to play for), the declarer against the three defenders. A
+**Ramsch** is graded under ``points`` whatever the objective asked, each card from its own player's view: the
+values are the mover's own final card points with the other three against him (a bound, not the four-player
+game's value), his loss the played card's value minus the best (lowest) one; a blunder is a loss of 10 points or
+more. A Ramsch has no declaring side, so no outcome levels, no decisive mistake and no value after each trick.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simkit.analyze.records import GameRecord
+from simkit.rules.contracts import BETTEL, RAMSCH
 from simkit.solver import Position, Workspace, threshold
 from simkit.solver.api import final_value, solve_line
 
@@ -64,7 +72,29 @@ def _won(level: int, objective: str, tout: bool) -> bool:
     return level >= (TOUT_WON if tout else WON)
 
 
+def graded_objective(contract, objective: str) -> str:
+    """The objective a game of ``contract`` is graded under: ``objective``, except a Bettel's ``win`` and a
+    Ramsch's ``points`` (the only ones they have)."""
+    if contract.kind == BETTEL:
+        return "win"
+    if contract.kind == RAMSCH:
+        return "points"
+    return objective
+
+
+def _maximises(seat: int, pos: Position) -> bool:
+    """Does ``seat`` want the values high? (A Ramsch's values are the mover's own points: nobody grading his own
+    card wants them high; a Bettel's are the declarer's win.)"""
+    if pos.contract.kind == RAMSCH:
+        return False
+    if pos.contract.kind == BETTEL:
+        return seat == pos.declarer
+    return seat in pos.team
+
+
 def role_of(seat: int, pos: Position) -> str:
+    if pos.declarer is None:  # a Ramsch: everyone for himself
+        return "ramsch"
     if seat == pos.declarer:
         return "declarer"
     return "partner" if seat == pos.partner else "defender"
@@ -80,9 +110,14 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
     opening = game.opening
     tout = opening.contract.tout
     plays = game.plays
+    objective = graded_objective(opening.contract, objective)
+    ramsch = opening.contract.kind == RAMSCH
     out = GradedGame()
-    sols = solve_line(opening, plays, objective, workspace=ws)
+    sols = solve_line(opening, plays, objective, workspace=ws)  # a Ramsch: each position from its mover's view
     end = opening.after(*plays)
+    if ramsch:  # the views change from card to card: no chain of values, no levels
+        values = [sol.value for sol in sols] + [None]
+        return _grade_ramsch(game, sols, values, end, advisors, out)
     values = [sol.value for sol in sols] + [final_value(end, objective)]
     assert values[-1] == sols[-1].values[plays[-1]], "the last card's value is the game's result"
     levels = [_level(opening, plays, 0, values[0], objective, ws)]
@@ -90,7 +125,7 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
     decisive = None
     for i, (card, sol) in enumerate(zip(plays, sols)):
         seat = sol.to_move
-        team = seat in opening.team
+        team = _maximises(seat, opening)
         best_value = sol.value
         played_value = sol.values[card]
         assert played_value == values[i + 1], "a card's value is the value of the position after it"
@@ -149,5 +184,41 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
         "decisive_seat": decisive[1] if decisive else None,
         "decisive_card": decisive[2] if decisive else None,
         "conceded": game.conceded,
+    }
+    return out
+
+
+def _grade_ramsch(game: GameRecord, sols, values, end: Position, advisors, out: GradedGame) -> GradedGame:
+    """The rows of a Ramsch: each card graded from its own player's view (his own final points, which he wants
+    low, the other three against him)."""
+    opening = game.opening
+    for i, (card, sol) in enumerate(zip(game.plays, sols)):
+        seat = sol.to_move
+        best_value, played_value = sol.value, sol.values[card]
+        loss = played_value - best_value
+        row = {
+            "game_id": game.game_id, "trick": i // 4 + 1, "position": i % 4, "seat": seat,
+            "player": game.player(seat), "role": role_of(seat, opening), "contract": game.contract_label,
+            "card": card, "n_legal": len(sol.values), "values": sol.values, "best_value": best_value,
+            "played_value": played_value, "loss": loss, "forced": len(sol.values) == 1, "best": loss == 0,
+            "blunder": loss >= BLUNDER_POINTS,
+        }
+        for name, advisor in advisors:
+            c = advisor.card(seat, i)
+            row[f"{name}_card"] = c
+            row[f"{name}_loss"] = sol.values[c] - best_value
+        out.decisions.append(row)
+    r = end.game.result()
+    out.game = {
+        "game_id": game.game_id, "contract": game.contract_label, "suit": None, "declarer": None, "partner": None,
+        # seat 0's bound at the opening (it leads): the most points the other three can push on it
+        "opening_value": values[0], "dd_won": None,
+        "result": r.seat_points[0], "won": None, "declarer_points": None,
+        "payout": None,
+        "value_after_trick": [], "swing": None,
+        # no declaring side: every seat's loss counts as defending (against the other three)
+        "loss_declaring": 0, "loss_defending": sum(d["loss"] for d in out.decisions),
+        "blunders": sum(d["blunder"] for d in out.decisions),
+        "decisive_trick": None, "decisive_seat": None, "decisive_card": None, "conceded": game.conceded,
     }
     return out

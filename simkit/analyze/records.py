@@ -23,7 +23,7 @@ from typing import TextIO
 from simkit.cards import CardError, parse_hands
 from simkit.reference import Game, GameResult
 from simkit.replay import RECORD_KEYS, TARIFF_KEYS, ReplayError, load_json_line, play_tricks, start_game
-from simkit.rules.contracts import CLASSIC_KIND_NAMES
+from simkit.rules.contracts import CLASSIC_KIND_NAMES, RAMSCH
 from simkit.rules.ruleset import Ruleset, load_ruleset
 from simkit.solver import Position
 
@@ -71,9 +71,16 @@ def _players(value) -> tuple[str, str, str, str]:
     return tuple(value)
 
 
-def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = False) -> tuple[GameRecord, Game]:
+#: the contracts the solver grades beyond the classic six (docs/analyze.md): a Bettel (win), a Ramsch (each seat's
+#: own points, from its view)
+GRADED_CLUB = ("bettel", "ramsch")
+
+
+def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = False,
+            club: bool = False) -> tuple[GameRecord, Game]:
     """:func:`parse_game` and the referee's game played to its end; with ``conceded``, a record may leave out the
-    last trick or its last cards (:func:`parse_game`)."""
+    last trick or its last cards (:func:`parse_game`); with ``club``, Bettel and Ramsch records are accepted too
+    (grading; recorded deals for training stay classic)."""
     if not isinstance(record, dict):
         raise ReplayError("a replay record must be a JSON object")
     record = dict(record)
@@ -81,9 +88,10 @@ def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = Fal
     if "contract" in record and record["contract"] is None:
         raise ReplayError("a thrown-in deal (contract null) has no game to grade")
     game = start_game(record, rules)
-    if game.contract.name not in CLASSIC_KIND_NAMES:  # the solver values the six trick contracts of RULES.md 2.1
+    known = CLASSIC_KIND_NAMES + (GRADED_CLUB if club else ())
+    if game.contract.name not in known:  # the contracts the solver has objectives for (docs/solver.md)
         raise ReplayError(f"contract {game.contract.name}: the solver cannot grade it yet (it values "
-                          f"{', '.join(CLASSIC_KIND_NAMES)})")
+                          f"{', '.join(known)})")
     tricks = record["tricks"]
     n = game.n_tricks
     # a record one trick short (or stopping inside the last trick) conceded it: the rest is forced
@@ -98,8 +106,12 @@ def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = Fal
             game.play(game.legal_cards()[0])
             filled += 1
     plays = tuple(c for _, cards, _ in game.tricks for c in cards)
-    opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (),
-                       game.doublings + game.knocks, game.tariff)
+    if game.contract.kind == RAMSCH:  # no Kontra, no declarer: the knocks stay apart (a Ramsch Game refuses doublings)
+        opening = Position(game.rules, game.contract, None, tuple(game.dealt), (), game.doublings, game.tariff,
+                           game.knocks)
+    else:
+        opening = Position(game.rules, game.contract, game.declarer, tuple(game.dealt), (),
+                           game.doublings + game.knocks, game.tariff)
     gid = record.get("id")
     return GameRecord(str(gid) if gid is not None else f"line {line}", line, record, players, opening, plays,
                       filled), game
@@ -112,7 +124,7 @@ def parse_game(record, line: int, rules: Ruleset | str | None = None) -> GameRec
     A game cut short by a conceded last trick is accepted: the record may stop after the last but one trick, or
     inside the last trick, where every seat has one card left; those cards are filled in (``conceded`` counts
     them), so the game is graded and scored whole."""
-    return _played(record, line, rules, conceded=True)[0]
+    return _played(record, line, rules, conceded=True, club=True)[0]
 
 
 def parse_line(text: str, n: int, rules: Ruleset | str | None = None) -> tuple[GameRecord | None, str | None]:

@@ -7,6 +7,12 @@ hand open; the declaring side maximises, the defenders minimise):
 * ``win``: 1 if the declaring side wins (61 points; a Tout: every trick), else 0;
 * ``payout``: the declarer seat's settled payout under the position's tariff (Schneider, Schwarz, Laufende,
   doublings; a solo-type declarer gets 3x the price), so the value a player really plays for.
+
+The club contracts (RULES.md 4): a **Bettel** has ``win`` (1 iff the declarer takes no trick; he maximises it, the
+defenders minimise) and ``payout`` (+-3x the Bettel price), no ``points``; a **Ramsch** has ``points`` only: the
+final card points of one seat (``Position.measured``: the seat to move unless a ``view`` is given), which that seat
+minimises and the other three, playing together against it, maximise -- a bound on what the seat can hold its
+points to, not the value of the four-player game; a **Sie** is solved as the Herz solo it is (always won).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.cards import format_card
-from simkit.rules.contracts import BETTEL, RUFSPIEL
+from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SIE
 from simkit.rules.tables import variant_index
 from simkit.solver.position import Position, level_payouts  # noqa: F401  (level_payouts: part of this API)
 
@@ -125,6 +131,43 @@ def _chain_length(objective: str, tout: bool) -> int:
     return {"points": 0, "win": 1, "payout": 1 if tout else 5}[objective]
 
 
+def _position_chain(pos: Position, objective: str) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """(kernel objective, threshold measures, values, chain length) of ``objective`` for this position's
+    contract. A Bettel's kernel measure is the declarer's tricks (the defenders maximise them): its one threshold
+    is "the declarer takes a trick", the declarer's win is 1 minus that level. A Ramsch's is the measured seat's
+    card points."""
+    from simkit.solver.search import MEASURE_TRICKS
+    from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS
+
+    kind = pos.contract.kind
+    if objective not in OBJECTIVES:
+        raise SolverError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
+    if kind == BETTEL:
+        if objective == "points":
+            raise SolverError("a Bettel has no points objective (its declarer plays to take no trick): use win or "
+                              "payout")
+        return (OBJ_LEVEL, np.array([MEASURE_TRICKS, 0, 0, 0, 0], np.int64), np.array([1, 0, 0, 0, 0], np.int64),
+                1)
+    if kind == RAMSCH:
+        if objective != "points":
+            raise SolverError(f"a Ramsch has only the points objective (a seat's own card points, from its view), "
+                              f"not {objective!r}")
+        return OBJ_POINTS, np.zeros(5, np.int64), np.zeros(5, np.int64), 0
+    kobj, m, v = _chain(objective, pos.contract.tout, pos.rules.hand_size)
+    return kobj, m, v, _chain_length(objective, pos.contract.tout)
+
+
+def _maximises(pos: Position, seat: int) -> bool:
+    """Does ``seat`` want the highest value of the objective? (A Bettel's values are the declarer's win; a Ramsch's
+    are the measured seat's points, which only the others want high.)"""
+    kind = pos.contract.kind
+    if kind == BETTEL:
+        return seat == pos.declarer
+    if kind == RAMSCH:
+        return seat != pos.measured
+    return seat in pos.team
+
+
 def _kernel_position(pos: Position, ws: Workspace):
     """(state, ctx, tabs, suit masks, card_of) of a position in the kernel's terms (rank space)."""
     from simkit.cards import ASS
@@ -132,11 +175,12 @@ def _kernel_position(pos: Position, ws: Workspace):
     from simkit.solver.tables import solver_tables
     from simkit.solver.values import open_position
 
-    if pos.contract.kind >= BETTEL:
-        from simkit.rules.contracts import ContractError
+    from simkit.solver.search import C_KEY, C_MAXI, C_STICH, C_TEAM, FLAG_BOUNDS
 
-        raise ContractError(f"the solver cannot value a {pos.contract.name} yet: it has objectives for the six "
-                            f"classic contracts only")
+    kind = pos.contract.kind
+    seat = pos.measured  # the declarer; a Ramsch: the seat whose points are valued, as a lone "declarer"
+    if seat is None:
+        raise SolverError("a finished Ramsch has no seat to move: give the position a view (the seat to value)")
     st = solver_tables(pos.rules)
     v = variant_index(pos.contract)
     tabs, masks, id_of = st.tabs[v], st.suit_mask[v], st.id_of[v]
@@ -145,21 +189,39 @@ def _kernel_position(pos: Position, ws: Workspace):
     s = ws.state
     ctx = np.zeros(NC, np.int64)
     h = pos.hands
-    open_position(h[0], h[1], h[2], h[3], np.array(pos.plays, np.int64), called, ace_id, pos.declarer,
+    open_position(h[0], h[1], h[2], h[3], np.array(pos.plays, np.int64), called, ace_id, seat,
                   pos.rules.run_away_min, v, tabs, masks, id_of, s, ctx)
     ctx[C_FLAGS] = ws.flags
+    if kind in (BETTEL, RAMSCH):
+        # the measured seat wants as little as it can (no trick; few points): the other three maximise. The
+        # bounds of guaranteed()/trick_bound() assume the measured side plays to take what it is sure of (draws
+        # trumps, cashes its tops), which it need not here: off. A bit of the table key keeps these apart from a
+        # solo of the same variant and seat.
+        ctx[C_MAXI] = 15 & ~ctx[C_TEAM]
+        ctx[C_FLAGS] &= ~FLAG_BOUNDS
+        ctx[C_KEY] |= 1 << 16
+        if kind == BETTEL and pos.rules.bettel.stichzwang:
+            ctx[C_STICH] = 1
+            ctx[C_KEY] |= 1 << 15
     assert bool(s[S_SEARCHED]) == (called < 0 or pos.game.searched), "kernel and referee disagree on the search"
     return s, ctx, tabs, masks, st.card_of[v]
 
 
 def _to_objective(pos: Position, objective: str, raw: int) -> int:
+    if pos.contract.kind == BETTEL:
+        raw = 1 - raw  # the kernel's level: the declarer takes a trick
     if objective == "payout":
         return pos.level_payouts[raw]
     return int(raw)
 
 
 def final_value(pos: Position, objective: str) -> int:
+    _position_chain(pos, objective)  # an objective the contract has
     r = pos.game.result()
+    if pos.contract.kind == RAMSCH:
+        if pos.view is None:
+            raise SolverError("a finished Ramsch has no seat to move: give the position a view (the seat to value)")
+        return r.seat_points[pos.view]
     if objective == "points":
         return r.declarer_points
     if objective == "win":
@@ -196,8 +258,7 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     from simkit.solver.values import card_values
 
     ws = workspace or default_workspace()
-    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
-    n_thr = _chain_length(objective, position.contract.tout)
+    kobj, thr_m, thr_v, n_thr = _position_chain(position, objective)
     t0 = time.perf_counter()
     if position.is_over:
         v = final_value(position, objective)
@@ -210,7 +271,7 @@ def solve(position: Position, objective: str = "points", *, workspace: Workspace
     if legal < 0:
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
     values = {int(card_of[i]): _to_objective(position, objective, int(raw[i])) for i in range(32) if (legal >> i) & 1}
-    maximise = position.to_move in position.team
+    maximise = _maximises(position, position.to_move)
     v = max(values.values()) if maximise else min(values.values())
     best = [c for c, x in values.items() if x == v]
     order = {c: i for i, c in enumerate(position.legal_cards())}
@@ -229,10 +290,13 @@ def solve_line(position: Position, cards, objective: str = "points", *, workspac
     from simkit.solver.values import line_values
 
     cards = [int(c) for c in cards]
+    if position.contract.kind == RAMSCH and position.view is None:
+        # each decision from its own mover's view: a different measured seat, so a search of its own each
+        return _ramsch_line(position, cards, objective, workspace, node_limit)
     walk = []  # (seat to move, legal cards in a player's order) before each card, checked by the referee
     try:
         g = Game(position.rules, list(position.hands), position.contract, position.declarer, position.doublings,
-                 position.tariff)
+                 position.tariff, position.knocks)
         for c in position.plays:
             g.play(c)
         for c in cards:
@@ -241,8 +305,7 @@ def solve_line(position: Position, cards, objective: str = "points", *, workspac
     except (InvalidGame, IllegalPlay) as e:
         raise PositionError(str(e)) from None
     ws = workspace or default_workspace()
-    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
-    n_thr = _chain_length(objective, position.contract.tout)
+    kobj, thr_m, thr_v, n_thr = _position_chain(position, objective)
     t0 = time.perf_counter()
     ws.start(node_limit)
     s, ctx, tabs, masks, card_of = _kernel_position(position, ws)
@@ -256,16 +319,30 @@ def solve_line(position: Position, cards, objective: str = "points", *, workspac
     if done < len(cards):
         raise SolverError(f"the search exceeded its node limit of {node_limit:,}")
     seconds = time.perf_counter() - t0
-    team = position.team
     out = []
     for i, (to_move, order) in enumerate(walk):
         values = {x: _to_objective(position, objective, int(raw[i, id_of[x]])) for x in order}
         assert all((int(legal[i]) >> id_of[x]) & 1 for x in order), "kernel and referee disagree on legal cards"
-        v = max(values.values()) if to_move in team else min(values.values())
+        v = max(values.values()) if _maximises(position, to_move) else min(values.values())
         out.append(Solution(objective, to_move, values, [x for x in order if values[x] == v], v, 0,
                             seconds / len(cards)))
     if out:
         out[0].nodes = ws.nodes  # the nodes of the whole line, on its first solution
+    return out
+
+
+def _ramsch_line(position: Position, cards, objective, workspace, node_limit) -> list[Solution]:
+    """:func:`solve_line` of a Ramsch: each position solved from the view of its seat to move."""
+    from simkit.solver.position import PositionError
+
+    out = []
+    pos = position
+    for c in cards:
+        if c not in pos.legal_cards():
+            pos.after(c)  # raises PositionError naming the card and the rule
+            raise PositionError(f"card {format_card(c)} is not legal here")
+        out.append(solve(pos, objective, workspace=workspace, node_limit=node_limit))
+        pos = pos.after(c)
     return out
 
 
@@ -274,7 +351,7 @@ def position_guess(position: Position) -> int:
     from simkit.cards import CARD_POINTS
 
     g = position.game
-    team = g.team
+    team = {position.measured} if position.contract.kind == RAMSCH else g.team
     taken, out = 0, 120
     for _, cards, winner in g.tricks:
         pts = sum(CARD_POINTS[c] for c in cards)
@@ -292,8 +369,7 @@ def position_value(position: Position, objective: str = "points", *, workspace: 
     if position.is_over:
         return final_value(position, objective)
     ws = workspace or default_workspace()
-    kobj, thr_m, thr_v = _chain(objective, position.contract.tout, position.rules.hand_size)
-    n_thr = _chain_length(objective, position.contract.tout)
+    kobj, thr_m, thr_v, n_thr = _position_chain(position, objective)
     ws.start(node_limit)
     s, ctx, tabs, masks, _ = _kernel_position(position, ws)
     guess = position_guess(position) if kobj == 0 else 0
@@ -313,6 +389,9 @@ def threshold(position: Position, *, points: int | None = None, tricks: int | No
     if (points is None) == (tricks is None):
         raise SolverError("threshold needs exactly one of points= and tricks=")
     measure, k = (MEASURE_POINTS, points) if points is not None else (MEASURE_TRICKS, tricks)
+    if position.contract.kind in (BETTEL, RAMSCH):
+        raise SolverError(f"threshold asks what a declaring side can reach; a {position.contract.name}'s measured "
+                          f"seat wants as little as it can: use position_value or solve")
     if position.is_over:
         r = position.game.result()
         return (r.declarer_points if points is not None else r.declarer_tricks) >= k

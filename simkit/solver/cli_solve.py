@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from simkit.cli_shared import RULES_HELP, UserError, bavarian, classic_rules, stdout
+from simkit.cli_shared import RULES_HELP, UserError, bavarian, stdout
 
 JSON_KEYS = ("id", "ok", "error", "to_move", "values", "best", "nodes", "seconds")
 
@@ -55,13 +55,15 @@ def register(app: typer.Typer) -> None:
                                               "may stop after any card (format: docs/solver.md)."),
         rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
         objective: str = typer.Option("points", "--objective",
-                                      help="points (declaring side's final card points), win (1/0) or payout "
+                                      help="points (declaring side's final card points; a Ramsch: the seat to "
+                                           "move's own), win (1/0; a Bettel: the declarer takes no trick) or payout "
                                            "(the declarer's settled payout)."),
         as_json: bool = typer.Option(False, "--json", help="One JSON object per input line on stdout."),
     ):
         """Solve positions with every hand open: the value of each legal card of the seat to move.
 
-        Both sides play perfectly; the declaring side maximises the objective, the defenders minimise it.
+        Both sides play perfectly; the declaring side maximises the objective, the defenders minimise it (a
+        Ramsch: the seat to move minimises its own card points, the other three maximise them).
         Exit status 1 if any line failed, 2 for a usage error.
         """
         from simkit.rules import load_ruleset
@@ -69,7 +71,7 @@ def register(app: typer.Typer) -> None:
 
         if objective not in OBJECTIVES:
             raise UserError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        rules = classic_rules(bavarian(load_ruleset(rules_spec)), "solve")
+        rules = bavarian(load_ruleset(rules_spec))  # club records too: Bettel, Ramsch, Sie (docs/solver.md)
         if not file.is_file():
             raise UserError(f"solve file {file} does not exist" if not file.exists() else f"{file} is not a file")
         from simkit.solver.api import warm_up

@@ -111,7 +111,10 @@ C_CALLED_MASK = 4  # the called suit's cards (rank space)
 C_RUN_MIN = 5
 C_KEY = 6  # context part of the table key (variant, called, team, run-away minimum)
 C_FLAGS = 7  # which speed-ups are on (FLAG_*); they change the work, never a value
-NC = 8
+C_MAXI = 8  # bit s set: seat s maximises the measure. The team itself in the classic contracts; the other seats in a
+#            Bettel and a Ramsch, where the measured side wants as little as it can (no trick, few points)
+C_STICH = 9  # 1: Stichzwang (a Bettel's player following suit must beat the best card of the trick if he can)
+NC = 10
 
 FLAG_BOUNDS = 1  # guaranteed(): sure trumps, quick tricks, drawing trumps
 FLAG_RUNS = 2  # table keys relative to the runs of equal cards
@@ -326,7 +329,20 @@ def legal_now(s, ctx, suit_mask):
     holder = s[S_SEARCHED] == 0 and seat == ctx[C_PARTNER]
     legal = legal_cards(hand, k, np.int64(suit_mask[led]), led == ctx[C_CALLED], holder, ctx[C_ACE_BIT],
                         ctx[C_CALLED_MASK], ctx[C_RUN_MIN])
+    if ctx[C_STICH]:
+        legal = stich_filter(legal, hand, k, np.int64(suit_mask[led]), s[S_BEST])
     return seat, legal
+
+
+@solver_jit(forceinline=True)
+def stich_filter(legal, hand, k, follow, best):
+    """Stichzwang (RULES.md 4.2) in rank space, as the engine's ``must_beat``: a player who follows suit must play
+    one of his cards above ``best``, the trick's best card (in a Bettel, without trumps, always of the led suit; a
+    card's id is its strength), if he holds one."""
+    if k == 0 or (hand & follow) == 0:
+        return legal
+    beat = legal & ~((np.int64(2) << best) - 1)
+    return beat if beat != 0 else legal
 
 
 @solver_jit(forceinline=True)
@@ -903,6 +919,8 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     Returns (value, lines): ``lines`` is how many lines were played out, counted as nodes (each stands for the
     last-trick node the general search would have entered), so a node budget buys the same work either way."""
     team = ctx[C_TEAM]
+    maxi = ctx[C_MAXI]
+    stich = ctx[C_STICH]
     partner = ctx[C_PARTNER] if s[S_SEARCHED] == 0 else -1
     called = ctx[C_CALLED]
     ace = ctx[C_ACE_BIT]
@@ -912,10 +930,10 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
     q1 = (q0 + 1) & 3
     q2 = (q0 + 2) & 3
     q3 = (q0 + 3) & 3
-    x0 = (team >> q0) & 1
-    x1 = (team >> q1) & 1
-    x2 = (team >> q2) & 1
-    x3 = (team >> q3) & 1
+    x0 = (maxi >> q0) & 1
+    x1 = (maxi >> q1) & 1
+    x2 = (maxi >> q2) & 1
+    x3 = (maxi >> q3) & 1
     win_one = 1 if measure == MEASURE_TRICKS else 0
     lines = 0
     g0 = -INF if x0 else INF
@@ -932,6 +950,8 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
         a1 = a0
         b1 = b0
         m1 = legal_cards(s[q1], 1, follow, led_called, q1 == partner, ace, cmask, run_min)
+        if stich:
+            m1 = stich_filter(m1, s[q1], 1, follow, c0)
         while m1 != 0:
             c1 = cttz(m1)
             m1 &= m1 - 1
@@ -940,12 +960,16 @@ def two_tricks(s, ctx, tabs, suit_mask, measure, a, b):
             a2 = a1
             b2 = b1
             m2 = legal_cards(s[q2], 2, follow, led_called, q2 == partner, ace, cmask, run_min)
+            if stich:
+                m2 = stich_filter(m2, s[q2], 2, follow, bt1)
             while m2 != 0:
                 c2 = cttz(m2)
                 m2 &= m2 - 1
                 _, bs2, be2, bt2 = trick_step(2, q2, tabs[T_EFF, c2], c2, led, bs1, be1, bt1)
                 g3 = -INF if x3 else INF
                 m3 = legal_cards(s[q3], 3, follow, led_called, q3 == partner, ace, cmask, run_min)
+                if stich:
+                    m3 = stich_filter(m3, s[q3], 3, follow, bt2)
                 while m3 != 0:
                     c3 = cttz(m3)
                     m3 &= m3 - 1
@@ -1104,7 +1128,7 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
                 fr[p, F_K2] = k2
                 fr[p, F_META] = meta
             seat, legal = legal_now(s, ctx, suit_mask)
-            is_max = (team >> seat) & 1
+            is_max = (ctx[C_MAXI] >> seat) & 1
             fr[p, F_MAX] = is_max
             fr[p, F_G] = -INF if is_max else INF
             fr[p, F_BEST] = -1
@@ -1114,7 +1138,8 @@ def search(s, ctx, tabs, suit_mask, measure, alpha, beta, tt, fr, moves, keys, s
             else:
                 if not flags & FLAG_EQUIVALENT:
                     red = legal
-                elif measure == MEASURE_POINTS:
+                elif measure == MEASURE_POINTS and ctx[C_MAXI] == team:
+                    # (dominance argues from the mover wanting points in his own side's tricks: not in a Ramsch)
                     red = reduce_dominated(s, seat, legal, ctx, tabs, suit_mask)
                 else:
                     red = reduce_equivalent(s, seat, legal, ctx, tabs, measure)

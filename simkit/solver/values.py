@@ -30,6 +30,8 @@ from simkit.solver.search import (
     C_CALLED_MASK,
     C_FLAGS,
     C_KEY,
+    C_MAXI,
+    C_STICH,
     C_PARTNER,
     C_RUN_MIN,
     C_TEAM,
@@ -89,6 +91,8 @@ def init_position(h0, h1, h2, h3, called, ace_id, declarer, run_min, ctx_variant
     ctx[C_RUN_MIN] = run_min
     ctx[C_KEY] = ctx_variant | ((called + 1) << 4) | (team << 7) | (min(run_min, 15) << 11)
     ctx[C_FLAGS] = ALL_FLAGS
+    ctx[C_MAXI] = team  # the classic contracts: the declaring side maximises its own measure
+    ctx[C_STICH] = 0
 
 
 @solver_jit(forceinline=True)

@@ -45,12 +45,17 @@ from simkit.engine import kernel as _kernel
 from simkit.engine.bits import cttz
 from simkit.engine.jitcache import Linked, files, requires, source_stamp, stamp, stamp_module, unliteral
 from simkit.engine.kernel import laufende, score
-from simkit.rules.contracts import RUFSPIEL
-from simkit.rules.tables import P_RUN_AWAY_MIN
+from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL
+from simkit.rules.tables import P_RUN_AWAY_MIN, P_STICHZWANG
 from simkit.solver import jit as _solver_jit
 from simkit.solver.search import (
     ALL_FLAGS,
     C_FLAGS,
+    C_KEY,
+    C_MAXI,
+    C_STICH,
+    C_TEAM,
+    FLAG_BOUNDS,
     MEASURE_POINTS,
     MEASURE_TRICKS,
     ST_ABORTED,
@@ -59,7 +64,7 @@ from simkit.solver.search import (
     ST_NODES,
     SEARCH,
 )
-from simkit.solver.values import OBJ_LEVEL, card_values, open_position
+from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS, card_values, open_position
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.api import (
     I_BIDS,
@@ -271,9 +276,22 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     smv = pw[PW_SUIT][v]
     idv = id_all[v]
     ace_id = idv[8 * called + 7] if called >= 0 else -1
-    # the payout chain (simkit.solver.api._chain) and a (points, tricks) outcome at each of its levels
+    # the payout chain (simkit.solver.api._chain) and a (points, tricks) outcome at each of its levels. The club
+    # contracts (simkit.solver.api): a Bettel's one threshold is "the declarer takes a trick", each level paid as
+    # the seat's share in units of the price (the same in every world, so the choice is the same); a Ramsch is
+    # this seat's own card points with the other three against it, the fewer the better
+    club = kind == BETTEL or kind == RAMSCH
+    kobj = OBJ_POINTS if kind == RAMSCH else OBJ_LEVEL
     win_only = info[I_TRICK_NO] < np.int64(config[C_WIN_ONLY_TRICKS])
-    if tout:
+    if kind == BETTEL:
+        n_thr = 1
+        thr[0] = MEASURE_TRICKS
+        thr[5] = 1
+        thr[10] = 3 if seat == decl else -1  # level 0: the declarer took no trick, he wins
+        thr[11] = -3 if seat == decl else 1
+    elif kind == RAMSCH:
+        n_thr = 0
+    elif tout:
         n_thr = 1
         thr[0] = MEASURE_TRICKS
         thr[5] = hs
@@ -296,7 +314,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     thr_m = thr[0:5]
     thr_v = thr[5:10]
     stats[ST_GEN] += 1  # a fresh table: this decision's choice depends on this decision alone
-    guess = np.int64(n_thr // 2 + 1)
+    guess = np.int64(n_thr // 2 + 1) if kobj == OBJ_LEVEL else np.int64(30)
     solved = 0
     used = np.int64(0)  # nodes searched in this decision
     # weighting by the bids: only when the bids were made (not in forced games) and bid_weight < 1
@@ -344,42 +362,22 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             weight = _bid_weight(world, seat, info, strength, params, config, w_miss)
             if weight == 0:
                 continue
-        partner = -1
-        if called >= 0:
-            if h0 & ace_bit:
-                partner = 0
-            elif h1 & ace_bit:
-                partner = 1
-            elif h2 & ace_bit:
-                partner = 2
-            else:
-                partner = 3
-        team = np.int64(1) << np.int64(decl)
-        team_cards = world[decl] | info[I_PLAYED_BY + decl]
-        if partner >= 0:
-            team |= np.int64(1) << np.int64(partner)
-            team_cards |= world[partner] | info[I_PLAYED_BY + partner]
-        lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
-        for lv in range(n_thr + 1):
-            if tout:
-                dp = 120 if lv == 1 else 0
-                dt = hs if lv == 1 else hs - 1
-            elif win_only:
-                dp = 61 if lv == 1 else 60
-                dt = 1
-            else:
-                dp = (0, 30, 60, 61, 91, 120)[lv]
-                dt = hs if lv == 5 else (0 if lv == 0 else 1)
-            thr[10 + lv] = _seat_payout(dp, dt, tout, hs, lauf, lauf_min[v], base_price[v], params, dbl, team,
-                                        partner, seat)
-        # the position in rank space: the dealt hands, then every card played so far
-        open_position(h0, h1, h2, h3, info[I_HISTORY_CARDS:I_HISTORY_CARDS + 32], called, ace_id, decl,
-                      params[P_RUN_AWAY_MIN], v, tabs, smv, idv, s, ctx)
-        ctx[C_FLAGS] = ALL_FLAGS
+        if club:  # the measured seat (the declarer; a Ramsch: this seat) wants as little as it can
+            open_position(h0, h1, h2, h3, info[I_HISTORY_CARDS:I_HISTORY_CARDS + 32], -1, -1,
+                          seat if kind == RAMSCH else decl, params[P_RUN_AWAY_MIN], v, tabs, smv, idv, s, ctx)
+            ctx[C_FLAGS] = ALL_FLAGS & ~FLAG_BOUNDS
+            ctx[C_MAXI] = 15 & ~ctx[C_TEAM]
+            ctx[C_KEY] |= np.int64(1) << np.int64(16)
+            if kind == BETTEL and params[P_STICHZWANG] != 0:
+                ctx[C_STICH] = 1
+                ctx[C_KEY] |= np.int64(1) << np.int64(15)
+        else:
+            _classic_world(h0, h1, h2, h3, world, info, called, ace_bit, ace_id, decl, v, lorder, n_trumps, lauf_min,
+                           base_price, params, dbl, tout, win_only, hs, n_thr, seat, thr, tabs, smv, idv, s, ctx)
         stats[ST_NODES] = 0
         stats[ST_ABORTED] = 0
         stats[ST_LIMIT] = budget  # a world may finish past the budget (a decision costs at most twice it)
-        lm = card_values(s, ctx, tabs, smv, OBJ_LEVEL, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2])
+        lm = card_values(s, ctx, tabs, smv, kobj, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2])
         used += stats[ST_NODES]
         if lm < 0:  # this world alone needs more than the budget
             continue
@@ -388,10 +386,11 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         while m != 0:
             c = cttz(m)
             m &= m - 1
+            gain = -vals[idv[c]] if kind == RAMSCH else thr[10 + vals[idv[c]]]
             if infer:
-                fsums[c] += like * weight * thr[10 + vals[idv[c]]]
+                fsums[c] += like * weight * gain
             else:
-                sums[c] += weight * thr[10 + vals[idv[c]]]
+                sums[c] += weight * gain
         guess = vals[idv[heur_card]]
     thr[16] = solved
     if solved == 0:
@@ -411,6 +410,45 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
                       _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)):
             best = c
     return best
+
+
+@njit(cache=True, inline="always")
+def _classic_world(h0, h1, h2, h3, world, info, called, ace_bit, ace_id, decl, v, lorder, n_trumps, lauf_min,
+                   base_price, params, dbl, tout, win_only, hs, n_thr, seat, thr, tabs, smv, idv, s, ctx):
+    """A world of a classic contract: its declaring side, the seat's payout at each level (``thr[10:]``) and the
+    position in rank space (the dealt hands, then every card played so far)."""
+    partner = -1
+    if called >= 0:
+        if h0 & ace_bit:
+            partner = 0
+        elif h1 & ace_bit:
+            partner = 1
+        elif h2 & ace_bit:
+            partner = 2
+        else:
+            partner = 3
+    team = np.int64(1) << np.int64(decl)
+    team_cards = world[decl] | info[I_PLAYED_BY + decl]
+    if partner >= 0:
+        team |= np.int64(1) << np.int64(partner)
+        team_cards |= world[partner] | info[I_PLAYED_BY + partner]
+    lauf, mit = laufende(team_cards, lorder[v], n_trumps[v])
+    for lv in range(n_thr + 1):
+        if tout:
+            dp = 120 if lv == 1 else 0
+            dt = hs if lv == 1 else hs - 1
+        elif win_only:
+            dp = 61 if lv == 1 else 60
+            dt = 1
+        else:
+            dp = (0, 30, 60, 61, 91, 120)[lv]
+            dt = hs if lv == 5 else (0 if lv == 0 else 1)
+        thr[10 + lv] = _seat_payout(dp, dt, tout, hs, lauf, lauf_min[v], base_price[v], params, dbl, team,
+                                    partner, seat)
+    # the position in rank space: the dealt hands, then every card played so far
+    open_position(h0, h1, h2, h3, info[I_HISTORY_CARDS:I_HISTORY_CARDS + 32], called, ace_id, decl,
+                  params[P_RUN_AWAY_MIN], v, tabs, smv, idv, s, ctx)
+    ctx[C_FLAGS] = ALL_FLAGS
 
 
 decide = _jit(_decide)

@@ -1,0 +1,284 @@
+"""The solver's club objectives (RULES.md 4) against the exhaustive oracle (tests/exhaustive.py).
+
+* Bettel: ``win`` is 1 iff the declarer takes no trick (he maximises it, the three defenders minimise it) and
+  ``payout`` +-3x the Bettel price; with and without Stichzwang (a player following suit must beat the trick).
+* Ramsch: ``points`` is one seat's own final card points, which it minimises and the other three maximise
+  (the seat to move by default, any seat with ``view``).
+* Sie: the Herz solo it is, always won.
+
+Positions have 1-3 cards a hand (4 for a few), 0-3 cards of the current trick played, both decks. Each test
+counts what it meant to cover (Stichzwang restricting a hand, a card choice that matters) so that a generator that
+drifts fails instead of passing vacuously.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from exhaustive import after, best_cards, describe, exhaustive_values, named, ramsch_values, random_position
+from simkit.reference import Game
+from simkit.rules import Contract, load_ruleset
+from simkit.rules.contracts import RAMSCH, SIE
+from simkit.solver import Position, Workspace, position_value, solve, threshold
+from simkit.solver.api import solve_line
+from simkit.solver.api import SolverError
+
+DECKS = ("long", "short")
+
+
+def _rules(deck: str, stichzwang: bool = False):
+    r = load_ruleset("club" if deck == "long" else "club-short")
+    return r.replace(bettel=dataclasses.replace(r.bettel, stichzwang=stichzwang))
+
+
+def _stich_bites(game: Game) -> bool:
+    """Does Stichzwang take a card away from the seat to move (a card of the led suit that does not beat)?"""
+    if not game.current or not game.stichzwang:
+        return False
+    led = game.current[0] >> 3
+    follow = [c for c in game.hands[game.to_play] if c >> 3 == led]
+    return len(follow) > len(game.legal_cards())
+
+
+def _stich_bites_below(game: Game) -> bool:
+    """Does Stichzwang take a card away from anyone anywhere in the game tree below (and at) ``game``?"""
+    if game.is_over:
+        return False
+    return _stich_bites(game) or any(_stich_bites_below(after(game, c)) for c in game.legal_cards())
+
+
+def check_bettel(record, game, rules) -> dict[int, int]:
+    pos = Position.from_record(record, rules)
+    where = describe(record, game)
+    oracle = {}
+    for o in ("win", "payout"):
+        want = exhaustive_values(game, o)
+        oracle[o] = want
+        sol = solve(pos, o)
+        assert sol.to_move == game.to_play, where
+        assert sol.values == want, f"{o}: solver {named(sol.values)} != oracle {named(want)}\n{where}"
+        assert set(sol.best) == best_cards(game, want), f"{o}: best {sol.best}, oracle {named(want)}\n{where}"
+        assert position_value(pos, o) == sol.value, where
+    return oracle["win"]
+
+
+@pytest.mark.parametrize("stichzwang", [False, True])
+@pytest.mark.parametrize("deck", DECKS)
+def test_bettel_against_the_oracle(deck, stichzwang):
+    rng = random.Random(f"bettel-{deck}-{stichzwang}")
+    rules = _rules(deck, stichzwang)
+    seen = Counter()
+    for i in range(60):
+        while True:  # mostly positions the declarer has not lost yet (random play gives him a trick early)
+            record, game = random_position(rng, deck=deck, kind="bettel", rules=rules,
+                                           cards_left=(1, 2, 3, 3)[i % 4], mid_trick=(i // 4) % 4,
+                                           klopfen=[0] * (i % 2))
+            if i % 5 == 0 or not any(w == game.declarer for _, _, w in game.tricks):
+                break
+        win = check_bettel(record, game, rules)
+        seen["choice"] += len(set(win.values())) > 1
+        seen["won"] += max(win.values()) == 1
+        seen["stich"] += _stich_bites_below(game)
+    assert seen["choice"] >= 3 and seen["won"] >= 3, seen
+    assert (seen["stich"] >= 10) if stichzwang else seen["stich"] == 0, seen
+
+
+def test_bettel_four_cards_a_hand():
+    rng = random.Random("bettel-four")
+    for i in range(6):
+        rules = _rules("long", stichzwang=bool(i % 2))
+        record, game = random_position(rng, deck="long", kind="bettel", rules=rules, cards_left=4, mid_trick=i % 4)
+        check_bettel(record, game, rules)
+
+
+def check_ramsch(record, game, rules, view=None) -> dict[int, int]:
+    pos = Position.from_record(record, rules)
+    if view is not None:
+        pos = pos.with_view(view)
+    seat = game.to_play if view is None else view
+    want = ramsch_values(game, seat)
+    where = describe(record, game) + f"\nview seat {seat}"
+    sol = solve(pos, "points")
+    assert sol.to_move == game.to_play, where
+    assert sol.values == want, f"solver {named(sol.values)} != oracle {named(want)}\n{where}"
+    pick = min if game.to_play == seat else max
+    assert set(sol.best) == {c for c, v in want.items() if v == pick(want.values())}, where
+    assert position_value(pos, "points") == sol.value == pick(want.values()), where
+    return want
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_ramsch_against_the_oracle(deck):
+    rng = random.Random(f"ramsch-{deck}")
+    rules = _rules(deck)
+    seen = Counter()
+    for i in range(60):
+        record, game = random_position(rng, deck=deck, kind="ramsch", rules=rules, cards_left=(1, 2, 3, 3)[i % 4],
+                                       mid_trick=(i // 4) % 4, klopfen=list(range(i % 3)))
+        assert record["declarer"] is None
+        want = check_ramsch(record, game, rules)
+        seen["choice"] += len(set(want.values())) > 1
+        if i % 3 == 0:  # another seat's view: the mover then plays against that seat
+            check_ramsch(record, game, rules, view=(game.to_play + 1 + i % 3) % 4)
+    assert seen["choice"] >= 10, seen
+
+
+def test_ramsch_four_cards_a_hand():
+    rng = random.Random("ramsch-four")
+    rules = _rules("long")
+    for i in range(4):
+        record, game = random_position(rng, deck="long", kind="ramsch", rules=rules, cards_left=4, mid_trick=i)
+        check_ramsch(record, game, rules)
+
+
+def test_ramsch_line_takes_each_movers_view():
+    """solve_line of a Ramsch values each decision from its own mover's view, as solve does position by
+    position."""
+    rng = random.Random("ramsch-line")
+    rules = _rules("short")
+    record, game = random_position(rng, deck="short", kind="ramsch", rules=rules, cards_left=3, mid_trick=0)
+    pos = Position.from_record(record, rules)
+    cards, g = [], game
+    while not g.is_over:
+        c = rng.choice(g.legal_cards())
+        cards.append(c)
+        g = after(g, c)
+    line = solve_line(pos, cards, "points")
+    p = pos
+    for sol, c in zip(line, cards):
+        assert sol.values == solve(p, "points").values
+        assert sol.to_move == p.to_move
+        p = p.after(c)
+
+
+def test_sie_is_a_won_herz_solo():
+    rules = load_ruleset("club")
+    top = [8 * s + r for s in range(4) for r in (3, 4)]  # the Ober and Unter (rank 3 = U, 4 = O)
+    from simkit.reference import is_sie_hand
+    hand = sum(1 << c for c in top)
+    assert is_sie_hand(hand, "long"), "test setup: not a Sie hand"
+    rest = [c for c in range(32) if c not in top]
+    random.Random(3).shuffle(rest)
+    hands = [hand] + [sum(1 << c for c in rest[i * 8:(i + 1) * 8]) for i in range(3)]
+    pos = Position.opening(hands, Contract(SIE, None), 0, rules)
+    assert solve(pos, "win").value == 1
+    assert solve(pos, "points").value == 120
+    sol = solve(pos, "payout")
+    want = Game(rules, hands, Contract(SIE, None), 0)  # the referee's payout of the Sie played out
+    while not want.is_over:
+        want.play(want.legal_cards()[0])
+    assert set(sol.values.values()) == {want.result().payouts[0]} and sol.value > 0
+
+
+def test_club_objective_errors():
+    rng = random.Random("errors")
+    rules = _rules("long")
+    record, _ = random_position(rng, deck="long", kind="bettel", rules=rules, cards_left=3, mid_trick=0)
+    pos = Position.from_record(record, rules)
+    with pytest.raises(SolverError, match="Bettel has no points objective"):
+        solve(pos, "points")
+    with pytest.raises(SolverError, match="threshold"):
+        threshold(pos, tricks=1)
+    record, _ = random_position(rng, deck="long", kind="ramsch", rules=rules, cards_left=3, mid_trick=0)
+    pos = Position.from_record(record, rules)
+    for o in ("win", "payout"):
+        with pytest.raises(SolverError, match="Ramsch has only the points objective"):
+            solve(pos, o)
+
+
+def test_speedups_do_not_change_club_values():
+    """Every speed-up on against none (plain alpha-beta) on bigger Bettel and Ramsch positions (5-6 cards a
+    hand), with and without Stichzwang."""
+    plain, fast = Workspace(table_bits=16, flags=0), Workspace(table_bits=18)
+    rng = random.Random("club-speedups")
+    n = Counter()
+    for i in range(24):
+        deck = ("long", "short")[i % 2]
+        kind = ("bettel", "ramsch")[(i // 2) % 2]
+        rules = _rules(deck, stichzwang=(i // 4) % 2 == 1)
+        left = min(5 + i % 2, rules.hand_size)
+        record, game = random_position(rng, deck=deck, kind=kind, rules=rules, cards_left=left, mid_trick=i % 4)
+        pos = Position.from_record(record, rules)
+        o = "points" if game.contract.kind == RAMSCH else "win"
+        a, b = solve(pos, o, workspace=plain), solve(pos, o, workspace=fast)
+        assert a.values == b.values, f"{named(a.values)} != {named(b.values)}\n{describe(record, game)}"
+        n[kind] += 1
+        n["fewer"] += b.nodes < a.nodes
+    assert n["fewer"] >= 12, n
+
+
+# ------------------------------------------------------------------------------- records and the command
+
+def _demo_club() -> list[dict]:
+    from simkit_cli import REPO
+
+    path = REPO / "simkit" / "data" / "demo-games.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return [r for r in recs if r.get("contract") in ("bettel", "ramsch", "sie")]
+
+
+def _cut(record: dict, n_cards: int) -> dict:
+    tricks, left = [], n_cards
+    for t in record["tricks"]:
+        if left <= 0:
+            break
+        tricks.append({"leader": t["leader"], "cards": t["cards"][:left]})
+        left -= len(tricks[-1]["cards"])
+    return dict(record, tricks=tricks)
+
+
+def test_demo_club_records_solve_at_every_position():
+    """The demo file's Bettel, Sie and Ramsch records (their record rules, knocks and Kontra) solve at every
+    position, and the values chain: a card is worth the position it leads to, from a fixed view (a Ramsch: seat
+    0's, whoever moves); the last position's value is the game's."""
+    recs = _demo_club()
+    kinds = Counter(r["contract"] for r in recs)
+    assert kinds["bettel"] >= 3 and kinds["ramsch"] >= 5 and kinds["sie"] >= 1, kinds
+    for rec in recs:
+        objective = {"bettel": "win", "ramsch": "points", "sie": "payout"}[rec["contract"]]
+        previous = None
+        for k in range(4 * len(rec["tricks"]) + 1):
+            pos = Position.from_record(_cut(rec, k))
+            if rec["contract"] == "ramsch":
+                pos = pos.with_view(0)
+            if pos.is_over or pos.game.is_decided:
+                r = pos.game.result()
+                final = (r.seat_points[0] if rec["contract"] == "ramsch" else int(r.won) if rec["contract"] == "bettel"
+                         else r.payouts[rec["declarer"]])
+                assert position_value(pos, objective) == final, rec["id"]
+                assert previous is None or previous[0].values[previous[1]] == final, rec["id"]
+                break
+            sol = solve(pos, objective)
+            assert set(sol.values) == set(pos.legal_cards()), rec["id"]
+            if previous is not None:
+                assert previous[0].values[previous[1]] == sol.value, (rec["id"], k)
+            previous = (sol, Position.from_record(_cut(rec, k + 1)).plays[-1])
+
+
+def test_solve_command_reads_club_records(tmp_path):
+    from simkit_cli import simkit as cli
+
+    recs = {r["id"]: r for r in _demo_club()}
+    lines = [_cut(recs["demo-club-bettel-stichzwang"], 1), _cut(recs["demo-club-ramsch-klopfen"], 5),
+             _cut(recs["demo-club-sie"], 0), _cut(recs["demo-club-bettel-won-kontra"], 0)]
+    path = tmp_path / "club.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    r = cli("solve", path, "--json", "--objective", "points", "--rules", "club")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1 and [row["ok"] for row in rows] == [False, True, True, False], r.stdout + r.stderr
+    assert "line 1: a Bettel has no points objective" in rows[0]["error"]
+    ramsch = Position.from_record(lines[1])
+    assert rows[1]["to_move"] == ramsch.to_move
+    assert rows[1]["values"] == solve(ramsch, "points").named_values()
+    assert set(rows[2]["values"].values()) == {120}
+    r = cli("solve", path, "--json", "--objective", "win")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [row["ok"] for row in rows] == [True, False, True, True]
+    assert "Ramsch has only the points objective" in rows[1]["error"]
+    # Stichzwang: seat 1 must beat E8 with EA, his only legal card, and takes the trick: lost
+    assert rows[0]["values"] == {"EA": 0}
