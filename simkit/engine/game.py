@@ -582,7 +582,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
                     else:  # the decision entry is given the heuristic's card (pimc: its tie-break), or it is the card
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        if natives[seat, N_DECIDE] != 0 and classic:
+                        # pimc's search values a Bettel too (simkit.solver: a Bettel is milliseconds); a Ramsch
+                        # opening takes it about a second a world, so there pimc plays as the heuristic
+                        if natives[seat, N_DECIDE] != 0 and (classic or k == BETTEL):
                             c = decide_at(natives[seat, N_DECIDE], hand, legal, seat, info, strength, eff_suit,
                                           params, configs[seat], c, suit_mask, lorder, n_trumps, lauf_min,
                                           base_price, points, decide_ws)
