@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 
 from simkit import reference as ref
@@ -395,3 +397,21 @@ def test_export_of_a_club_run(tmp_path):
     assert any(x["contract"] == "bettel" for x in records)
     rep = cli("replay", tmp_path / "games.jsonl", "--rules", "club")
     assert rep.returncode == 0 and f"{len(records)} of {len(records)} agree" in rep.stdout, rep.stdout[-500:]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), deck=st.sampled_from(["long", "short"]),
+       tie=st.sampled_from(["highest-trump", "more-tricks"]),
+       durchmarsch=st.sampled_from(["all", "none", 61, 91, 120]),
+       jungfrau=st.sampled_from(["none", "double-all", "double-each", "double-each-multiple"]),
+       stichzwang=st.booleans(), knock_cards=st.integers(0, 6), seats=st.sampled_from([SEATS, ("random",) * 4]))
+def test_kernel_against_the_referee_on_random_club_rulesets(seed, deck, tie, durchmarsch, jungfrau, stichzwang,
+                                                             knock_cards, seats):
+    """Any combination of the club keys: every decision and every result of the kernel as the referee has it."""
+    from simkit.verify import check_whole_deals
+
+    rules = CLUB.replace(deck=deck, klopfen_cards=knock_cards, sie=True,
+                         ramsch={"tie": tie, "durchmarsch": durchmarsch, "jungfrau": jungfrau},
+                         bettel={"stichzwang": stichzwang})
+    rep = check_whole_deals(60, seed, seats=seats, rules=rules, chunk=60)
+    assert rep.mismatches == [] and rep.games > 0
