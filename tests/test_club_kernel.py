@@ -311,13 +311,12 @@ def test_seen_cards_are_a_uniform_subset_of_the_hand():
 
 
 def test_commands_without_the_club_rules_refuse_them(tmp_path):
-    """analyze, evaluate and solve know only the six classic contracts: one line, exit 2; the solver skips the
+    """analyze and solve know only the six classic contracts: one line, exit 2; the solver skips the
     club rows of a run (``--dd``) like passed deals; the value table counts without Klopfen and Ramsch."""
     from simkit.solver.api import solve_played
     from simkit.strategies.value_table import _counting_rules
 
-    for args in (["analyze", str(tmp_path / "x.jsonl")], ["evaluate", "EA EZ EK HO HU GO GU SO"],
-                 ["solve", str(tmp_path / "x.jsonl")]):
+    for args in (["analyze", str(tmp_path / "x.jsonl")], ["solve", str(tmp_path / "x.jsonl")]):
         r = cli(*args, "--rules", "club")
         assert r.returncode == 2 and "does not handle the club rules" in r.stderr, (args, r.stderr)
         assert r.stderr.count("\n") == 1
