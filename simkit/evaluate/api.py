@@ -224,7 +224,7 @@ def stock_change(g, won, knocks, rules, stock: int) -> np.ndarray:
     (x 2^knocks with ``[stock] doubling = "games-and-stock"``); a Rufspiel the declaring pair won pays each of
     them half the stock, one they lost costs each of them half of it; anything else leaves it alone. ``won``: the
     declaring side won. The deals of an evaluation are independent (each starts with the same stock), so this is
-    the run's settlement (simkit.sim.stock) row by row without the carry (tested against it and the referee)."""
+    the run's settlement (simkit.sim.stock) row by row without the carry (tested against it)."""
     kind = np.asarray(g["kind"], np.int64)
     n = len(kind)
     out = np.zeros((n, 4), np.int64)
