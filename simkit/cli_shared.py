@@ -36,18 +36,6 @@ def bavarian(rules_obj):
     return rules_obj
 
 
-def classic_rules(rules_obj, command: str):
-    """Commands that know only the six classic contracts (the solver's objectives, the evaluation's contracts, the
-    analysis) refuse a ruleset with the club rules (RULES.md 4) in one line, rather than value them wrongly."""
-    club = [k for k, on in (("klopfen", rules_obj.klopfen), ("bettel", "bettel" in rules_obj.contracts),
-                            ("sie", rules_obj.sie), (f"all_pass = {rules_obj.all_pass}",
-                                                     rules_obj.all_pass != "throw-in")) if on]
-    if club:
-        raise RulesetError(f"`simkit {command}` does not handle the club rules yet (ruleset {rules_obj.name} has "
-                           f"{', '.join(club)}): use a ruleset without them")
-    return rules_obj
-
-
 def parse_count(text: str) -> int:
     """A positive deal count as users type it: ``1e7``, ``10000000``, ``10_000_000``, ``10M``, ``500k``."""
     t = str(text).strip().replace("_", "").replace(",", "")

@@ -316,17 +316,13 @@ def test_seen_cards_are_a_uniform_subset_of_the_hand():
         assert all(abs(counts[c] - expect) < 5 * expect ** 0.5 for c in held), counts[held]
 
 
-def test_commands_without_the_club_rules_refuse_them(tmp_path):
-    """evaluate knows only the six classic contracts: one line, exit 2 (analyze and solve take the club rules:
-    tests/test_solver_club.py, tests/test_analyze_club.py); the solver skips the club rows of a run (``--dd``)
-    like passed deals; the value table counts without Klopfen and Ramsch."""
+def test_commands_take_the_club_rules_and_the_bulk_solver_skips_their_rows(tmp_path):
+    """analyze, solve and evaluate take a club ruleset (tests/test_solver_club.py, tests/test_analyze_club.py,
+    tests/test_evaluate.py); the solver's bulk path skips the club rows of a run (``--dd``) like passed deals; the
+    value table counts without Klopfen and Ramsch."""
     from simkit.solver.api import solve_played
     from simkit.strategies.value_table import _counting_rules
 
-    for args in (["evaluate", "EA EZ EK HO HU GO GU SO"],):
-        r = cli(*args, "--rules", "club")
-        assert r.returncode == 2 and "does not handle the club rules" in r.stderr, (args, r.stderr)
-        assert r.stderr.count("\n") == 1
     for args in (["analyze", str(tmp_path / "x.jsonl")], ["solve", str(tmp_path / "x.jsonl")]):
         r = cli(*args, "--rules", "club")  # the club ruleset is taken: the missing file is what is wrong
         assert r.returncode == 2 and "does not exist" in r.stderr, (args, r.stderr)

@@ -12,9 +12,9 @@ from simkit.cards import parse_hand
 from simkit.engine.deal import deal_batch
 from simkit.engine.game import play_games
 from simkit.evaluate import EvaluateError, declarations, evaluate, sample_deals
-from simkit.evaluate.api import JSON_KEYS, _label
+from simkit.evaluate.api import CLUB_KEYS, JSON_KEYS, _label
 from simkit.rules import Contract, load_ruleset
-from simkit.rules.contracts import RUFSPIEL, SOLO
+from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SOLO
 from simkit.strategies import StrategyError
 from simkit.strategies.api import PASS
 
@@ -224,6 +224,127 @@ def test_dd_is_the_solvers_payout_value():
     assert df.loc["solo herz", "payout"] == pytest.approx(best.mean())
     assert df.loc["solo herz", "win"] == pytest.approx((best > 0).mean())
     assert df.loc["geier tout", "win"] == 1.0  # the two top Ober and Herz A Z: every trick, whatever the others hold
+
+
+# ------------------------------------------------------------------------------------ the club rules
+
+CLUB = load_ruleset("club")
+CLUB_SHORT_SIE = load_ruleset("club-short").replace(sie=True)
+
+
+def test_club_declarations_offer_bettel_and_sie_where_enabled():
+    """Bettel where the ruleset lists it, after the Rufspiele (its bidding rank); Sie last, only with ``sie`` and
+    only for the Sie hand."""
+    hand = "E7 EK GA G9 S8 HO HU H7"
+    labels = [_label(c) for c in declarations(hand, CLUB)]
+    assert labels[:3] == ["rufspiel eichel", "rufspiel schellen", "bettel"] and "sie" not in labels
+    assert "bettel" not in [_label(c) for c in declarations(hand, load_ruleset("sauspiel"))]
+    assert "sie" not in [_label(c) for c in declarations(ALL_OBER_UNTER, CLUB)]  # club has no Sie
+    with_sie = [_label(c) for c in declarations(ALL_OBER_UNTER, CLUB.replace(sie=True))]
+    assert with_sie[-1] == "sie" and with_sie.count("sie") == 1
+    assert "sie" not in [_label(c) for c in declarations("EO GO HO SO EU GU HU HA", CLUB.replace(sie=True))]
+    short = [_label(c) for c in declarations("EO GO HO SO EU GU", CLUB_SHORT_SIE)]
+    assert short[-1] == "sie"
+
+
+def test_club_figures_equal_the_kernel_and_pass_is_a_ramsch():
+    """Under ``club`` the Bettel option is the kernel's forced Bettel on the same hands, and ``pass`` the kernel with
+    bidding, the seat's pass forced: its all-pass deals are played as a Ramsch (``attrs['ramsch']`` counts them).
+    The strategies' knocks come before the bidding, so they are the same in every option of a deal."""
+    hand, seat, seed, n = "E7 E8 GK G9 S7 S8 SZ HO", 1, 7, 1_200
+    df = evaluate(hand, seat=seat, rules=CLUB, deals=n, seed=seed, workers=1).set_index("declaration")
+    hands = sample_deals(hand, seat, 0, n, CLUB, seed)
+    knocked = None
+    for label, kw in (("bettel", dict(contract="bettel", declarer=seat)), ("pass", dict(passer=seat)),
+                      ("solo eichel", dict(contract=("solo", "eichel"), declarer=seat))):
+        pay, won, schneider, schwarz = _kernel_figures(CLUB, hands, seat, seed, **kw)
+        row = df.loc[label]
+        assert row["payout"] == pytest.approx(pay, abs=1e-12), label
+        assert (row["win"], row["schneider"], row["schwarz"]) == pytest.approx((won, schneider, schwarz), abs=1e-12)
+        g = play_games(seed, 0, n, CLUB, hands=hands, **kw)
+        knocked = g["knocked"] if knocked is None else knocked
+        np.testing.assert_array_equal(g["knocked"], knocked)  # the same knocks in every option
+        if label == "pass":
+            ramsch = g["kind"] == RAMSCH
+            assert 0 < ramsch.mean() == pytest.approx(df.attrs["ramsch"])
+            assert (g["payouts"][ramsch].sum(axis=1) == 0).all()
+        if label == "bettel":
+            assert (g["kind"] == BETTEL).all() and df.loc["bettel", "schneider"] == 0
+    k = knocked.astype(np.int64)
+    nk = sum((k >> s) & 1 for s in range(4))
+    assert 0 < df.attrs["knocks"] == pytest.approx(nk.mean()) and df.attrs["multiplier"] == pytest.approx(
+        (2.0 ** nk).mean())
+    assert df.attrs["all_pass"] == "ramsch" and df.attrs["klopfen"] is True
+
+
+def test_a_hopeless_hand_plays_bettel_and_the_sie_hand_sie():
+    """The hand without a trump, ace or ten is the Bettel hand; the Sie hand cannot lose its Sie, whose payout is
+    three times its price (x the knocks), and it ranks first."""
+    df = evaluate(HOPELESS, rules=CLUB, deals=1_000, seed=3, workers=1).set_index("declaration")
+    assert df.attrs["recommendation"] == "bettel" and df.loc["bettel", "win"] > 0.95
+    rules = CLUB.replace(sie=True, klopfen=False)
+    df = evaluate(ALL_OBER_UNTER, rules=rules, deals=300, seed=1, workers=1).set_index("declaration")
+    price = 4 * (rules.tariff.base_solo + rules.tariff.laufende * 8)
+    assert df.attrs["recommendation"] == "sie" and df.loc["sie", "win"] == 1.0
+    assert df.loc["sie", "payout"] == pytest.approx(3 * price)  # no Kontra against a hand that cannot lose
+    assert df.loc["sie", "schneider"] == 0 and df.loc["sie", "schwarz"] == 0
+
+
+def test_stock_change_is_the_runs_settlement_deal_by_deal():
+    """With ``all_pass = "stock"`` each option's payout adds the seat's share of the stock: the run's settlement
+    (simkit.sim.stock) of each deal alone, starting with the given stock; knocks double a throw-in's payment."""
+    from simkit.evaluate.api import stock_change
+    from simkit.sim.stock import settle_rows
+
+    rules = load_ruleset("sauspiel").replace(all_pass="stock", klopfen=True)
+    g = play_games(4, 0, 400, rules)
+    k = g["knocked"].astype(np.int64)
+    knocks = sum((k >> s) & 1 for s in range(4))
+    assert (g["kind"] < 0).any() and (g["kind"] == RUFSPIEL).any() and knocks.any()
+    for stock in (0, 60):
+        mine = stock_change(g, g["won"], knocks, rules, stock)
+        for i in range(len(knocks)):
+            one = settle_rows(g["kind"][i:i + 1], g["declarer"][i:i + 1], g["partner"][i:i + 1], g["won"][i:i + 1],
+                              g["knocked"][i:i + 1], g["payouts"][i:i + 1], np.zeros(1, np.bool_), rules,
+                              impossible=g["impossible"][i:i + 1], stock=stock)
+            np.testing.assert_array_equal(g["payouts"][i] + mine[i], one["payouts"][0], err_msg=str(i))
+    hand = "E7 EK GA G9 S8 HO HU H7"
+    empty = evaluate(hand, rules=rules, deals=800, seed=2, workers=1).set_index("declaration")
+    full = evaluate(hand, rules=rules, deals=800, seed=2, workers=1, stock=200).set_index("declaration")
+    ruf = full.loc["rufspiel eichel"]
+    # the same games: a Rufspiel won takes half the stock, a lost one pays half of it in
+    assert ruf["payout"] - empty.loc["rufspiel eichel", "payout"] == pytest.approx(100 * (2 * ruf["win"] - 1))
+    assert (full.loc["solo eichel", "payout"] == empty.loc["solo eichel", "payout"])
+    assert full.attrs["stock"] == 200 and full.attrs["all_pass"] == "stock"
+
+
+def test_club_bad_input_and_dd():
+    with pytest.raises(EvaluateError, match="even"):
+        evaluate(HOPELESS, rules=load_ruleset("sauspiel").replace(all_pass="stock"), deals=10, stock=3)
+    with pytest.raises(EvaluateError, match="only with all_pass"):
+        evaluate(HOPELESS, rules=CLUB, deals=10, stock=20)
+    with pytest.raises(EvaluateError, match="cannot value Bettel or Ramsch"):
+        evaluate(HOPELESS, rules=CLUB, deals=10, play="dd")
+    # a Sie needs no search: dd values it at its price (no knocks, no doublings)
+    rules = CLUB_SHORT_SIE.replace(contracts=("rufspiel", "solo"), all_pass="throw-in")
+    df = evaluate("EO GO HO SO EU GU", rules=rules, deals=6, play="dd", workers=1).set_index("declaration")
+    assert df.loc["sie", "payout"] == 3 * 4 * (rules.tariff.base_solo + rules.tariff.laufende * 6)
+    assert df.loc["sie", "win"] == 1.0 and df.attrs["recommendation"] == "sie"
+
+
+def test_cli_club():
+    r = cli("evaluate", HOPELESS, "--rules", "club", "--deals", "300", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["recommendation"] == "bettel" and all(list(o) == list(JSON_KEYS) for o in out["options"])
+    assert list(out["club"]) == list(CLUB_KEYS) and out["club"]["all_pass"] == "ramsch"
+    assert "club" not in json.loads(cli("evaluate", HOPELESS, "--deals", "50", "--json").stdout)
+    r = cli("evaluate", "E9 G9 S9 EK GK SU", "--rules", "club-short", "--deals", "200", "--seat", "2")
+    assert r.returncode == 0 and "Klopfen as the strategy decides" in r.stdout and "a Ramsch when" in r.stdout
+    for args, msg in ((["--rules", "club", "--play", "dd"], "cannot value Bettel"),
+                      (["--rules", "club", "--stock", "10"], "only with all_pass")):
+        r = cli("evaluate", HOPELESS, "--deals", "10", *args)
+        assert r.returncode == 2 and msg in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- CLI

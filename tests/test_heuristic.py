@@ -412,6 +412,25 @@ def test_bettel_danger_counts_the_opponent_cards_under_each_card():
     assert h.bettel_danger(np.int64(mask(DANGEROUS_BETTEL)), deck, CLUB.strength) > 10
 
 
+def test_bettel_danger_equals_its_definition_on_random_hands():
+    """The suit-at-a-time bettel_danger against its definition card by card (plain Python), long and short deck."""
+    from simkit.cards import DECK_MASKS
+
+    rng = np.random.default_rng(36)
+    for tables, deck_name, size in ((CLUB, "long", 8), (CLUB_SHORT, "short", 6)):
+        deck = DECK_MASKS[deck_name]
+        cards = [c for c in range(32) if deck >> c & 1]
+        rank = tables.strength[15]  # Bettel: no trumps, A K O U Z 9 8 7 in each suit
+        for _ in range(3000):
+            hand = sum(1 << int(c) for c in rng.choice(cards, size, replace=False))
+            want = 0
+            for c in (c for c in cards if hand >> c & 1):
+                under = [x for x in cards if x >> 3 == c >> 3 and rank[x] < rank[c]]
+                opp = sum(1 for x in under if not hand >> x & 1)
+                want += max(0, opp - (len(under) - opp))
+            assert h.bettel_danger(np.int64(hand), np.int64(deck), tables.strength) == want, hex(hand)
+
+
 def test_a_safe_hand_declares_bettel_a_dangerous_one_does_not():
     assert do_bid(SAFE_BETTEL, tables=CLUB) == (BETTEL, -1, False)
     assert do_bid(SAFE_BETTEL, bids=(bid_code(0, 0, False),), tables=CLUB) == (BETTEL, -1, False)  # over a Rufspiel

@@ -83,3 +83,45 @@ def test_cli(tmp_path):
                       (["heuristic", "random", "--rules", "old-german"], "Bavarian")):
         r = cli("match", *args)
         assert r.returncode == 2 and msg in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+
+
+def test_club_rules(tmp_path):
+    """Under ``club``: the scores are the kernel's payouts (knocks included), a Ramsch is a role of its own whose
+    declarer is the loser, the breakdowns (contract, role, knocks) add up to the mean, a strategy against itself
+    scores 0 (its knocks too), and the stock, which carries from deal to deal, is refused in one line."""
+    rules = load_ruleset("club")
+    part = play_both_seatings("heuristic", "random", 2, 0, 400, rules)
+    g1 = play_games(2, 0, 400, rules, seats=("heuristic", "random", "heuristic", "random"))
+    g2 = play_games(2, 0, 400, rules, seats=("random", "heuristic", "random", "heuristic"))
+    want = (g1["payouts"][:, 0] + g1["payouts"][:, 2] + g2["payouts"][:, 1] + g2["payouts"][:, 3]) / 2
+    np.testing.assert_array_equal(part["score"], want)
+    ramsch = g1["kind"] == 8
+    assert ramsch.any() and (part["role"][ramsch, 0] == 4).all()
+    np.testing.assert_array_equal(part["declarer"][ramsch, 0], g1["declarer"][ramsch])
+    assert (g1["declarer"][ramsch] >= 0).all()  # the loser (or the Durchmarsch winner)
+    k = g1["knocked"].astype(np.int64)
+    np.testing.assert_array_equal(part["knocks"][:, 0], sum((k >> s) & 1 for s in range(4)))
+
+    r = match(["heuristic", "random"], 3000, rules, seed=3, workers=1, out=tmp_path / "m")
+    p = r.pairs[0]
+    assert p.ci_low > 0
+    for rows in (p.by_contract, p.by_role, p.by_knocks):
+        assert sum(x["contribution"] for x in rows) == pytest.approx(p.mean)
+        assert sum(x["plays"] for x in rows) == 2 * p.deals
+    assert {"bettel", "ramsch"} <= {x["contract"] for x in p.by_contract}
+    assert "ramsch" in {x["role"] for x in p.by_role} and "passed" not in {x["role"] for x in p.by_role}
+    assert [x["knocks"] for x in p.by_knocks] == sorted(x["knocks"] for x in p.by_knocks) and len(p.by_knocks) > 1
+    df = pl.read_parquet(tmp_path / "m" / "deals.parquet")
+    assert df.height == 2 * 3000 and df["knocks"].max() > 0
+    assert (df.filter(pl.col("contract") == "ramsch")["declarer"] >= 0).all()
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert summary["by_knocks"]["heuristic vs random"] == p.by_knocks
+    assert match(["heuristic", "random"], 300, "sauspiel", workers=1).pairs[0].by_knocks == []
+
+    same = match(["heuristic", resolve("heuristic").with_config(heuristic.DEFAULT_CONFIG.copy())], 1500,
+                 "club-short", seed=4, workers=1).pairs[0]
+    assert same.mean == 0 and same.differ == 0
+    with pytest.raises(MatchError, match="stock"):
+        match(["heuristic", "random"], 10, load_ruleset("sauspiel").replace(all_pass="stock"), workers=1)
+    r = cli("match", "heuristic", "random", "--deals", "600", "--rules", "club", "--workers", "1")
+    assert r.returncode == 0 and "by knocks" in r.stdout and "ramsch" in r.stdout, r.stderr

@@ -31,7 +31,8 @@ from numba import njit
 
 from simkit.engine.jitcache import announce, source_stamp, stamp
 from simkit.engine.rng import STREAM_DEAL, below, stream_state
-from simkit.rules.contracts import FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RUFSPIEL, SOLO, WENZ, Contract
+from simkit.rules.contracts import (BETTEL, FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ,
+                                    Contract)
 from simkit.stats import mean_interval_of, wilson
 
 PLAY_DD = "dd"
@@ -42,6 +43,8 @@ CHUNK_DD = 100  # deals a task with the solver: a progress step every second or 
 COLUMNS = ("declaration", "kind", "suit", "tout", "win", "win_low", "win_high", "payout", "payout_low",
            "payout_high", "schneider", "schneider_low", "schneider_high", "schwarz", "schwarz_low", "schwarz_high",
            "recommended")
+#: ``simkit evaluate --json``'s ``club`` object (a ruleset with the club rules): what the figures assume
+CLUB_KEYS = ("klopfen", "knocks", "multiplier", "all_pass", "ramsch", "stock")
 JSON_KEYS = ("declaration", "win", "win_low", "win_high", "payout", "payout_low", "payout_high", "schneider",
              "schwarz", "recommended")
 
@@ -130,8 +133,9 @@ def _label(c: Contract | None) -> str:
 
 def declarations(hand, rules=None) -> list[Contract]:
     """Every declaration ``hand`` may make under ``rules``, in bidding order: each callable Rufspiel (a suit of
-    Eichel, Gras, Schellen whose ace the hand lacks and of which it holds a non-trump card), then every enabled
-    solo-type contract (each trump suit where it has one), then the same solo-types Tout where Touts are allowed."""
+    Eichel, Gras, Schellen whose ace the hand lacks and of which it holds a non-trump card), Bettel where enabled,
+    then every enabled solo-type contract (each trump suit where it has one), then the same solo-types Tout where
+    Touts are allowed, and Sie when the ruleset has ``sie`` and the hand is the Sie hand (RULES.md 4.3)."""
     from simkit.rules.tables import build_tables
 
     rules = _rules(rules)
@@ -142,6 +146,8 @@ def declarations(hand, rules=None) -> list[Contract]:
         for s in (0, 1, 3):
             if not (mask >> (8 * s + 7)) & 1 and mask & int(ruf_masks[s]):
                 out.append(Contract(RUFSPIEL, s))
+    if KIND_NAMES[BETTEL] in rules.contracts:  # any hand may declare Bettel (RULES.md 4.2)
+        out.append(Contract(BETTEL))
     plain = []
     for kind in (SOLO, WENZ, GEIER, FARBWENZ, FARBGEIER):
         if KIND_NAMES[kind] not in rules.contracts:
@@ -153,14 +159,21 @@ def declarations(hand, rules=None) -> list[Contract]:
     out += plain
     if rules.tout:
         out += [Contract(c.kind, c.suit, True) for c in plain]
+    if getattr(rules, "sie", False):
+        from simkit.reference import is_sie_hand
+
+        if is_sie_hand(mask, rules.deck):
+            out.append(Contract(SIE))
     return out
 
 
 # --------------------------------------------------------------------------------------------- the work
 
-def _play_chunk(seed, start, m, rules, hand, seat, options, play):
+def _play_chunk(seed, start, m, rules, hand, seat, options, play, stock=0):
     """Per option and deal of deals ``start .. start+m-1``: the hand's seat's payout, whether its side won, and
-    whether the deal was decided Schneider / Schwarz. Returns four arrays of shape (len(options), m)."""
+    whether the deal was decided Schneider / Schwarz. Returns four arrays of shape (len(options), m), and per deal
+    the knocks (equal for every option: they come before the bidding) and whether the pass option's deal was
+    played as a Ramsch."""
     from simkit.engine.game import play_games
 
     hands = sample_deals(hand, seat, start, m, rules, seed)
@@ -179,16 +192,53 @@ def _play_chunk(seed, start, m, rules, hand, seat, options, play):
         from simkit.solver.api import default_workspace
 
         ws = default_workspace()
+    knocks = np.zeros(m, np.int64)
+    ramsch = np.zeros(m, np.bool_)
     for j, opt in enumerate(options):
         if opt.contract is None:
             g = play_games(seed, start, m, rules, seats=seats, hands=hands, passer=seat)
+            ramsch = g["kind"] == RAMSCH
         else:
             g = play_games(seed, start, m, rules, seats=seats, hands=hands, contract=opt.forced, declarer=seat)
+        knocks = _popcount4(g["knocked"])
         if dd:
-            pay[j], win[j], schneider[j], schwarz[j] = _dd_figures(g, rules, seat, ws)
+            pay[j], win[j], schneider[j], schwarz[j], won_decl = _dd_figures(g, rules, seat, ws)
         else:
             pay[j], win[j], schneider[j], schwarz[j] = _seat_figures(g, seat)
-    return pay, win, schneider, schwarz
+            won_decl = g["won"]
+        if rules.all_pass == "stock":  # the seat's whole change: the game plus its share of the stock
+            # dd values a deal without doublings, so without knocks as well
+            pay[j] += stock_change(g, won_decl, 0 * knocks if dd else knocks, rules, stock)[:, seat]
+    return pay, win, schneider, schwarz, knocks, ramsch
+
+
+def _popcount4(bits) -> np.ndarray:
+    """The number of seats that knocked (``knocked`` holds a bit per seat)."""
+    b = np.asarray(bits, np.int64)
+    return (b & 1) + (b >> 1 & 1) + (b >> 2 & 1) + (b >> 3 & 1)
+
+
+def stock_change(g, won, knocks, rules, stock: int) -> np.ndarray:
+    """int64[n, 4]: what the stock adds to each seat's payout in deals ``g`` (kernel columns) that each start with
+    ``stock`` in the stock (RULES.md 4.4, docs/club-rules.md "Stock"): a throw-in costs every seat the stock price
+    (x 2^knocks with ``[stock] doubling = "games-and-stock"``); a Rufspiel the declaring pair won pays each of
+    them half the stock, one they lost costs each of them half of it; anything else leaves it alone. ``won``: the
+    declaring side won. The deals of an evaluation are independent (each starts with the same stock), so this is
+    the run's settlement (simkit.sim.stock) row by row without the carry (tested against it)."""
+    kind = np.asarray(g["kind"], np.int64)
+    n = len(kind)
+    out = np.zeros((n, 4), np.int64)
+    passed = (kind < 0) & ~np.asarray(g["impossible"], np.bool_)
+    price = np.int64(rules.stock_price)
+    each = price << np.asarray(knocks, np.int64) if rules.stock.doubling == "games-and-stock" else np.full(n, price)
+    out[passed] -= each[passed][:, None]
+    half = stock // 2
+    ruf = np.flatnonzero(kind == RUFSPIEL)
+    if half and len(ruf):
+        sign = np.where(np.asarray(won, np.bool_)[ruf], half, -half)
+        out[ruf, np.asarray(g["declarer"], np.int64)[ruf]] += sign
+        out[ruf, np.asarray(g["partner"], np.int64)[ruf]] += sign
+    return out
 
 
 def _on_declaring_side(g, seat):
@@ -205,10 +255,15 @@ def _seat_figures(g, seat):
 
 
 def _dd_figures(g, rules, seat, ws):
-    """The same figures with each deal's opening position solved (payout objective, no doublings)."""
+    """The same figures with each deal's opening position solved (payout objective, no doublings, no knocks), and
+    whether the declaring side won. A Sie needs no search: it cannot be lost (RULES.md 4.3), so its value is its
+    price without doublings and knocks."""
     from simkit.solver.api import solve_played
 
     g = dict(g)
+    knocks = _popcount4(g["knocked"])
+    sie = g["kind"] == SIE
+    sie_pay = np.asarray(g["payouts"][:, seat], np.int64) >> (np.asarray(g["doublings"], np.int64) + knocks)
     g["doublings"] = np.zeros_like(g["doublings"])
     r = solve_played(g, rules, "payout", workspace=ws)
     played = r["solved"]
@@ -217,13 +272,13 @@ def _dd_figures(g, rules, seat, ws):
     mine = _on_declaring_side(g, seat)
     solo = g["kind"] != RUFSPIEL
     pay = np.where(mine, v, np.where(solo, -(v // 3), -v))
-    pay = np.where(played, pay, 0)
+    pay = np.where(played, pay, np.where(sie, sie_pay, 0))
     tout = g["tout"]
-    won_decl = np.where(tout, level >= 1, level >= 3)
-    won = played & np.where(mine, won_decl, ~won_decl)
+    won_decl = np.where(tout, level >= 1, level >= 3) | sie
+    won = (played | sie) & np.where(mine, won_decl, ~won_decl)
     schneider = played & ~tout & ((level <= 1) | (level >= 4))
     schwarz = played & ~tout & ((level == 0) | (level == 5))
-    return pay, won, schneider, schwarz
+    return pay, won, schneider, schwarz, won_decl
 
 
 # ---------------------------------------------------------------------------------------------- figures
@@ -248,7 +303,7 @@ class Evaluation:
 
 
 def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
-             workers: int | None = None, progress=None):
+             workers: int | None = None, progress=None, stock: int = 0):
     """What ``hand`` is worth at ``seat`` (0 is forehand: bids first, leads the first trick): every declaration
     it may make under ``rules`` (:func:`declarations`) and passing, each played on the same ``deals`` sampled
     deals (:func:`sample_deals`).
@@ -264,13 +319,20 @@ def evaluate(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str 
     shares in 0..1, payouts in tariff units per deal). ``df.attrs`` holds ``hand``, ``seat``, ``deals``, ``play``,
     ``seed``, ``rules``, ``recommendation``, ``runner_up`` and ``difference``/``difference_low``/
     ``difference_high``: the mean paired per-deal payout difference best minus runner-up and its 95% interval.
+
+    The club rules (RULES.md 4, docs/evaluate.md "The club rules"): Bettel and Sie are offered where the ruleset
+    enables them; ``pass`` is what passing means under ``all_pass`` (a Ramsch when the others pass too, a payment
+    into the stock, or a throw-in); the strategies knock as they decide (the same knocks in every option of a
+    deal), and ``attrs`` then also holds ``knocks`` (the mean number of knocks a deal), ``multiplier`` (the mean
+    2^knocks) and ``ramsch`` (the share of the pass option's deals played as a Ramsch). ``stock``: with
+    ``all_pass = "stock"``, the stock before the deal (a non-negative even amount; a Rufspiel settles it).
     """
     return evaluate_hand(hand, seat=seat, rules=rules, deals=deals, play=play, seed=seed, workers=workers,
-                         progress=progress).to_frame()
+                         progress=progress, stock=stock).to_frame()
 
 
 def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play: str = "heuristic", seed: int = 0,
-                  workers: int | None = None, progress=None) -> Evaluation:
+                  workers: int | None = None, progress=None, stock: int = 0) -> Evaluation:
     """:func:`evaluate` without pandas: the rows and attributes as an :class:`Evaluation`."""
     rules = _rules(rules)
     mask = _hand_mask(hand, rules)
@@ -279,6 +341,9 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     if n < 1:
         raise EvaluateError(f"deals must be at least 1, not {deals}")
     play = _play(play)
+    stock = _stock(stock, rules)
+    if play == PLAY_DD:
+        _dd_supported(rules)
     options = [Option(_label(c), c) for c in declarations(mask, rules)] + [Option("pass", None)]
     chunk = CHUNK_DD if play == PLAY_DD else CHUNK
     if play != PLAY_DD:
@@ -293,9 +358,9 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     if workers > 1:  # chunks small enough that every worker gets work
         floor = 1 if play == PLAY_DD else 1_000
         chunk = max(floor, min(chunk, -(-n // workers)))
-    jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play) for a in range(0, n, chunk)]
+    jobs = [(seed, a, min(chunk, n - a), rules, mask, seat, options, play, stock) for a in range(0, n, chunk)]
     if workers > 1 and len(jobs) > 1:  # load (or compile) the kernels before forking: the workers inherit them
-        _play_chunk(seed, 0, 1, rules, mask, seat, options, play)
+        _play_chunk(seed, 0, 1, rules, mask, seat, options, play, stock)
     from simkit.parallel import map_jobs
 
     parts = []
@@ -304,6 +369,7 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
         if progress:
             progress(job[2])
     pay, win, schneider, schwarz = (np.concatenate([p[q] for p in parts], axis=1) for q in range(4))
+    knocks, ramsch = (np.concatenate([p[q] for p in parts]) for q in (4, 5))
     rows = []
     for j, opt in enumerate(options):
         c = opt.contract
@@ -327,7 +393,16 @@ def evaluate_hand(hand, *, seat: int = 0, rules=None, deals: int = 10_000, play:
     attrs = dict(hand=format_hand(mask), seat=seat, deals=n, play=play, seed=int(seed), rules=rules.name,
                  recommendation=options[best].label, runner_up=options[second].label if second is not None else None,
                  difference=d, difference_low=dlo, difference_high=dhi)
+    if club_rules(rules):
+        attrs.update(klopfen=bool(rules.klopfen), knocks=float(knocks.mean()),
+                     multiplier=float((1 << knocks).mean()), all_pass=rules.all_pass,
+                     ramsch=float(ramsch.mean()), stock=stock)
     return Evaluation([rows[j] for j in order], attrs)
+
+
+def club_rules(rules) -> bool:
+    """Does the ruleset have any of the club rules (RULES.md 4)?"""
+    return bool(rules.klopfen or KIND_NAMES[BETTEL] in rules.contracts or rules.sie or rules.all_pass != "throw-in")
 
 
 def to_json(result) -> dict:
@@ -340,11 +415,14 @@ def to_json(result) -> dict:
 
     options = [{k: (bool(r[k]) if k == "recommended" else num(r[k]) if k != "declaration" else r[k])
                 for k in JSON_KEYS} for r in records]
-    return {"hand": a["hand"], "seat": a["seat"], "deals": a["deals"], "play": a["play"], "rules": a["rules"],
-            "seed": a["seed"], "options": options,
-            "recommendation": a["recommendation"],
-            "difference": {"versus": a["runner_up"], "mean": num(a["difference"]), "low": num(a["difference_low"]),
-                           "high": num(a["difference_high"])}}
+    out = {"hand": a["hand"], "seat": a["seat"], "deals": a["deals"], "play": a["play"], "rules": a["rules"],
+           "seed": a["seed"], "options": options,
+           "recommendation": a["recommendation"],
+           "difference": {"versus": a["runner_up"], "mean": num(a["difference"]), "low": num(a["difference_low"]),
+                          "high": num(a["difference_high"])}}
+    if "all_pass" in a:  # a ruleset with the club rules
+        out["club"] = {k: a[k] for k in CLUB_KEYS}
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ input
@@ -393,6 +471,28 @@ def _play(play) -> str:
         return PLAY_DD
     resolve(key)
     return key
+
+
+def _stock(stock, rules) -> int:
+    """The stock before the deal: a non-negative even amount (a Rufspiel splits it in halves), only with
+    ``all_pass = "stock"``."""
+    if isinstance(stock, bool) or not isinstance(stock, (int, np.integer)) or stock < 0 or stock % 2:
+        raise EvaluateError(f"stock must be a non-negative even number (a Rufspiel splits it in halves), not "
+                            f"{stock!r}")
+    if stock and rules.all_pass != "stock":
+        raise EvaluateError(f"stock applies only with all_pass = \"stock\" (ruleset {rules.name} has all_pass = "
+                            f"\"{rules.all_pass}\")")
+    return int(stock)
+
+
+def _dd_supported(rules) -> None:
+    """``play="dd"`` needs the solver's objective for every contract an option may end in: it has none yet for
+    Bettel and Ramsch (a Sie needs none: it cannot be lost)."""
+    missing = [name for name, on in (("Bettel", KIND_NAMES[BETTEL] in rules.contracts),
+                                     ("Ramsch (all_pass = \"ramsch\")", rules.all_pass == "ramsch")) if on]
+    if missing:
+        raise EvaluateError(f"play dd: the solver cannot value {' or '.join(missing)} yet (ruleset {rules.name}); "
+                            f"evaluate with a strategy's play (heuristic) instead")
 
 
 def _suit_name(s: int) -> str:

@@ -8,8 +8,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from simkit.cli_shared import (RULES_HELP, Progress, UserError, bavarian, classic_rules, parse_count, prepare_values,
-                               stdout)
+from simkit.cli_shared import RULES_HELP, Progress, UserError, bavarian, parse_count, prepare_values, stdout
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +25,8 @@ def register(app: typer.Typer) -> None:
                                       "strategies`) or dd (every hand open, the solver's payout value: an upper "
                                       "bound)."),
         seed: int = typer.Option(0, "--seed", help="The same seed samples the same deals."),
+        stock: int = typer.Option(0, "--stock", help='With all_pass = "stock": the stock before the deal (an even '
+                                                     'amount; a Rufspiel won takes it, a lost one doubles it).'),
         workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as one JSON object on stdout."),
     ):
@@ -38,7 +39,7 @@ def register(app: typer.Typer) -> None:
         from simkit.evaluate.api import EvaluateError, evaluate_hand, to_json
         from simkit.rules import load_ruleset
 
-        rules = classic_rules(bavarian(load_ruleset(rules_spec)), "evaluate")
+        rules = bavarian(load_ruleset(rules_spec))
         n = parse_count(deals)
         if seat not in range(4):
             raise UserError(f"--seat must be 0, 1, 2 or 3 (0 leads the first trick), not {seat}")
@@ -50,7 +51,7 @@ def register(app: typer.Typer) -> None:
                 prepare_values([play] * 4, rules)
             with Progress(n, "deals") as advance:
                 res = evaluate_hand(text, seat=seat, rules=rules, deals=n, play=play, seed=seed, workers=workers,
-                              progress=advance)
+                                    progress=advance, stock=stock)
         except EvaluateError as e:
             raise UserError(str(e)) from None
         if as_json:
@@ -75,8 +76,26 @@ def _print(res, console) -> None:
                   f"{r['payout']:+8.2f} [{r['payout_low']:+.2f}, {r['payout_high']:+.2f}]", f"{r['schneider']:.1%}",
                   f"{r['schwarz']:.1%}", "recommended" if r["recommended"] else "")
     console.print(t)
+    if "all_pass" in a:  # the club rules: what the figures assume
+        console.print(_club_line(a))
     if a["runner_up"] is not None:
         d, lo, hi = a["difference"], a["difference_low"], a["difference_high"]
         sure = "clearly" if lo > 0 else "not clearly (the interval includes 0)"
         console.print(f"recommended: {a['recommendation']}, {sure} ahead of {a['runner_up']}: {d:+.2f} per deal, "
                       f"95% interval [{lo:+.2f}, {hi:+.2f}] (paired, same deals)")
+
+
+def _club_line(a) -> str:
+    """What an evaluation under the club rules assumes: the knocks and what passing is."""
+    if a["play"] == "dd":
+        knocks = "dd values every deal without knocks"
+    elif a["klopfen"]:
+        knocks = (f"Klopfen as the strategy decides at every seat, the same knocks for every option of a deal: "
+                  f"{a['knocks']:.2f} knocks a deal, stakes x{a['multiplier']:.2f} on average (in the payouts)")
+    else:
+        knocks = "no Klopfen"
+    passing = {"ramsch": f"pass: a Ramsch when the others pass too ({a['ramsch']:.1%} of the deals)",
+               "stock": f"pass: each seat pays into the stock when the others pass too (stock before the deal: "
+                        f"{a['stock']})",
+               "throw-in": "pass: thrown in when the others pass too"}[a["all_pass"]]
+    return f"{knocks}; {passing}"

@@ -62,6 +62,7 @@ class PairResult:
     score: _Moments = field(default_factory=_Moments)
     contracts: dict[str, _Moments] = field(default_factory=dict)
     roles: dict[str, _Moments] = field(default_factory=dict)
+    knocks: dict[str, _Moments] = field(default_factory=dict)  # Klopfen: by the number of knocks of a play
     differ: int = 0  # deals whose score is not exactly 0
 
     @property
@@ -96,6 +97,17 @@ class PairResult:
         is the declarer and B holds the called ace, or the other way round), passed."""
         return self._breakdown(self.roles, "role")
 
+    @property
+    def by_knocks(self) -> list[dict]:
+        """By the number of seats that knocked in a play (Klopfen, RULES.md 4.1: each knock doubles the stakes),
+        fewest first; empty without Klopfen. Knocks are decisions too: the two seatings of a deal may differ."""
+        if set(self.knocks) <= {"0"}:
+            return []
+        rows = self._breakdown(self.knocks, "knocks")
+        for r in rows:
+            r["knocks"] = int(r["knocks"])
+        return sorted(rows, key=lambda r: r["knocks"])
+
     def to_json(self) -> dict:
         """Exactly the keys of ``simkit match --json``."""
         return {"a": self.a, "b": self.b, "deals": self.deals, "mean": self.mean, "ci_low": self.ci_low,
@@ -109,7 +121,9 @@ class PairResult:
         labels = contract_labels(part["kind"].ravel(), part["tout"].ravel())
         pay = part["a_payout"].ravel()
         roles = part["role"].ravel()
-        for groups, keys in ((self.contracts, labels), (self.roles, np.array(ROLES, dtype=object)[roles])):
+        knocks = part["knocks"].ravel().astype(str)
+        for groups, keys in ((self.contracts, labels), (self.roles, np.array(ROLES, dtype=object)[roles]),
+                             (self.knocks, knocks)):
             for name in np.unique(keys):
                 groups.setdefault(str(name), _Moments()).add(pay[keys == name])
 
@@ -161,6 +175,10 @@ def match(strategies, deals: int, rules=None, seed: int = 0, *, workers: int | N
     rules = rules if isinstance(rules, Ruleset) else load_ruleset(rules)
     if getattr(rules, "game", "bavarian") != "bavarian":
         raise MatchError(f"ruleset {rules.name} is the {rules.game} game; matches are played in the Bavarian game")
+    if rules.all_pass == "stock":  # its deals are not independent: the stock carries from deal to deal
+        raise MatchError(f'ruleset {rules.name} has all_pass = "stock": a match plays independent deals, but the '
+                         f'stock carries from deal to deal (play it in sessions: simkit run --sessions N '
+                         f'--session-deals M)')
     names = list(strategies)
     if len(names) < 2:
         raise MatchError("a match needs at least two strategies")
@@ -224,7 +242,8 @@ class _DealWriter:
         self.tmp = out / ".deals.parquet.tmp"
         self.schema = pa.schema([("a", pa.string()), ("b", pa.string()), ("deal_id", pa.int64()),
                                  ("seating", pa.int8()), ("contract", pa.string()), ("declarer", pa.int8()),
-                                 ("role", pa.string()), ("a_payout", pa.int32()), ("score", pa.float64())])
+                                 ("role", pa.string()), ("knocks", pa.int8()), ("a_payout", pa.int32()),
+                                 ("score", pa.float64())])
         self.writer = pq.ParquetWriter(self.tmp, self.schema)
 
     def add(self, start: int, parts) -> None:
@@ -238,6 +257,7 @@ class _DealWriter:
                     "contract": contract_labels(part["kind"].ravel(), part["tout"].ravel()).tolist(),
                     "declarer": part["declarer"].ravel().astype(np.int8),
                     "role": np.array(ROLES, dtype=object)[part["role"].ravel()].tolist(),
+                    "knocks": part["knocks"].ravel().astype(np.int8),
                     "a_payout": part["a_payout"].ravel().astype(np.int32),
                     "score": np.repeat(part["score"], 2)}
             self.writer.write_table(pa.table(cols, schema=self.schema))
@@ -253,5 +273,6 @@ class _DealWriter:
         os.replace(self.tmp, self.out / "deals.parquet")
         summary = {**result.to_json(), "seed": result.seed, "ruleset": result.ruleset,
                    "seconds": round(result.seconds, 3),
-                   "by_role": {f"{p.a} vs {p.b}": p.by_role for p in result.pairs}}
+                   "by_role": {f"{p.a} vs {p.b}": p.by_role for p in result.pairs},
+                   "by_knocks": {f"{p.a} vs {p.b}": p.by_knocks for p in result.pairs}}
         (self.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -71,10 +71,13 @@ def _print(result, console) -> None:
     p = result.pairs[0]
     console.print(f"{escape(p.a)} - {escape(p.b)}: {_pm(p.mean)} per deal and seat pair, 95% interval [{_pm(p.ci_low)}, "
                   f"{_pm(p.ci_high)}] (tariff units; {p.differ / p.deals:.1%} of the deals played differently)")
-    for title, rows, key in (("by contract", p.by_contract, "contract"), ("by role of " + escape(p.a), p.by_role, "role")):
+    tables = [("by contract", p.by_contract, "contract"), ("by role of " + escape(p.a), p.by_role, "role")]
+    if p.by_knocks:  # Klopfen: each knock doubles the stakes of the play
+        tables.append(("by knocks", p.by_knocks, "knocks"))
+    for title, rows, key in tables:
         t = Table(title, "plays", "share", f"{escape(p.a)} per play", "95% interval", "contribution", box=None,
                   pad_edge=False)
         for r in rows:
-            t.add_row(r[key], f"{r['plays']:,}", f"{r['share']:.1%}", _pm(r["mean"]),
+            t.add_row(str(r[key]), f"{r['plays']:,}", f"{r['share']:.1%}", _pm(r["mean"]),
                       f"[{_pm(r['ci_low'])}, {_pm(r['ci_high'])}]", _pm(r["contribution"]))
         console.print(t)

@@ -19,10 +19,11 @@ ROLES = ("declaring", "defending", "split", "passed", "ramsch")
 def play_both_seatings(a, b, seed: int, start: int, n: int, rules) -> dict[str, np.ndarray]:
     """Deals ``start .. start+n-1`` of run ``seed`` played with A on 0+2 (seating 0) and with A on 1+3
     (seating 1). Returns per deal ``score`` (float64) and, per deal and seating (shape [n, 2]): ``a_payout`` (A's
-    pair's payout), ``kind`` (-1 passed), ``tout``, ``declarer``, ``role`` (index into ROLES)."""
+    pair's payout), ``kind`` (-1 passed), ``tout``, ``declarer`` (of a Ramsch: the loser, or the Durchmarsch
+    winner), ``role`` (index into ROLES), ``knocks`` (Klopfen: how many seats knocked; 0 without)."""
     from simkit.engine.game import play_games
 
-    out = {k: np.zeros((n, 2), np.int64) for k in ("a_payout", "kind", "declarer", "role")}
+    out = {k: np.zeros((n, 2), np.int64) for k in ("a_payout", "kind", "declarer", "role", "knocks")}
     out["tout"] = np.zeros((n, 2), np.bool_)
     for seating, seats in enumerate(((a, b, a, b), (b, a, b, a))):
         g = play_games(seed, start, n, ruleset=rules, seats=seats)
@@ -35,6 +36,8 @@ def play_both_seatings(a, b, seed: int, start: int, n: int, rules) -> dict[str, 
         out["kind"][:, seating] = kind
         out["tout"][:, seating] = np.asarray(g["tout"], np.bool_)
         out["declarer"][:, seating] = decl
+        knocked = np.asarray(g["knocked"], np.int64)
+        out["knocks"][:, seating] = sum((knocked >> s) & 1 for s in range(4))
         a_decl = np.isin(decl, mine)
         a_partner = np.isin(partner, mine)
         has_partner = partner >= 0
