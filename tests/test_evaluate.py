@@ -323,8 +323,14 @@ def test_club_bad_input_and_dd():
         evaluate(HOPELESS, rules=load_ruleset("sauspiel").replace(all_pass="stock"), deals=10, stock=3)
     with pytest.raises(EvaluateError, match="only with all_pass"):
         evaluate(HOPELESS, rules=CLUB, deals=10, stock=20)
-    with pytest.raises(EvaluateError, match="cannot value Bettel or Ramsch"):
+    with pytest.raises(EvaluateError, match="no four-player value of a Ramsch"):
         evaluate(HOPELESS, rules=CLUB, deals=10, play="dd")
+    # a Bettel is solved deal by deal: every deal won or lost, 3 x the Bettel price (dd: no knocks, no Kontra)
+    rules = CLUB.replace(all_pass="throw-in")
+    dd = evaluate(HOPELESS, rules=rules, deals=40, play="dd", workers=1).set_index("declaration")
+    w, price = dd.loc["bettel", "win"], rules.bettel_price
+    assert 0.5 < w <= 1.0 and dd.loc["bettel", "payout"] == pytest.approx(3 * price * (2 * w - 1))
+    assert dd.attrs["recommendation"] == "bettel"
     # a Sie needs no search: dd values it at its price (no knocks, no doublings)
     rules = CLUB_SHORT_SIE.replace(contracts=("rufspiel", "solo"), all_pass="throw-in")
     df = evaluate("EO GO HO SO EU GU", rules=rules, deals=6, play="dd", workers=1).set_index("declaration")
@@ -341,7 +347,7 @@ def test_cli_club():
     assert "club" not in json.loads(cli("evaluate", HOPELESS, "--deals", "50", "--json").stdout)
     r = cli("evaluate", "E9 G9 S9 EK GK SU", "--rules", "club-short", "--deals", "200", "--seat", "2")
     assert r.returncode == 0 and "Klopfen as the strategy decides" in r.stdout and "a Ramsch when" in r.stdout
-    for args, msg in ((["--rules", "club", "--play", "dd"], "cannot value Bettel"),
+    for args, msg in ((["--rules", "club", "--play", "dd"], "no four-player value of a Ramsch"),
                       (["--rules", "club", "--stock", "10"], "only with all_pass")):
         r = cli("evaluate", HOPELESS, "--deals", "10", *args)
         assert r.returncode == 2 and msg in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)

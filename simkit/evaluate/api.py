@@ -275,6 +275,19 @@ def _dd_figures(g, rules, seat, ws):
     pay = np.where(played, pay, np.where(sie, sie_pay, 0))
     tout = g["tout"]
     won_decl = np.where(tout, level >= 1, level >= 3) | sie
+    # A Bettel (the bulk solver skips it) is solved deal by deal for the declarer's payout: a Bettel opening takes
+    # the solver milliseconds (docs/solver.md, the Bettel objective)
+    bettel = np.flatnonzero(np.asarray(g["kind"]) == BETTEL)
+    if len(bettel):
+        from simkit.solver.api import position_value
+        from simkit.solver.position import Position
+
+        for i in bettel:
+            pos = Position.opening([int(h) for h in g["hands"][i]], Contract(BETTEL), int(g["declarer"][i]), rules)
+            v = int(position_value(pos, "payout", workspace=ws))
+            pay[i] = v if g["declarer"][i] == seat else -(v // 3)
+            won_decl[i] = v > 0
+            played[i] = True
     won = (played | sie) & np.where(mine, won_decl, ~won_decl)
     schneider = played & ~tout & ((level <= 1) | (level >= 4))
     schwarz = played & ~tout & ((level == 0) | (level == 5))
@@ -486,13 +499,14 @@ def _stock(stock, rules) -> int:
 
 
 def _dd_supported(rules) -> None:
-    """``play="dd"`` needs the solver's objective for every contract an option may end in: it has none yet for
-    Bettel and Ramsch (a Sie needs none: it cannot be lost)."""
-    missing = [name for name, on in (("Bettel", KIND_NAMES[BETTEL] in rules.contracts),
-                                     ("Ramsch (all_pass = \"ramsch\")", rules.all_pass == "ramsch")) if on]
-    if missing:
-        raise EvaluateError(f"play dd: the solver cannot value {' or '.join(missing)} yet (ruleset {rules.name}); "
-                            f"evaluate with a strategy's play (heuristic) instead")
+    """``play="dd"`` needs a four-player double-dummy value for every contract an option may end in. The solver
+    values a Bettel exactly (solved deal by deal in :func:`_dd_figures`) and a Sie needs none (it cannot be lost);
+    for a Ramsch it has only each seat's own bound (docs/solver.md), not the value of the deal, so a ruleset that
+    plays a Ramsch when everybody passes is refused."""
+    if rules.all_pass == "ramsch":
+        raise EvaluateError(f"play dd: the solver has no four-player value of a Ramsch, only each seat's bound "
+                            f"(ruleset {rules.name} plays one when everybody passes); evaluate with a strategy's "
+                            f"play (heuristic) instead")
 
 
 def _suit_name(s: int) -> str:
