@@ -334,7 +334,7 @@ def load_ruleset(spec: str | Path | Ruleset | None = None, **overrides: Any) -> 
     else:
         text = str(spec)
         path = Path(text)
-        if text.endswith(".toml") or path.exists():
+        if text.endswith(".toml") or path.is_file():  # a folder named like a preset (a run dir) is not a ruleset
             if not path.is_file():
                 raise RulesetError(f"ruleset file {text} does not exist")
             try:
