@@ -201,3 +201,9 @@ def test_club_toml_round_trip():
     for r in (load_ruleset("club"), load_ruleset("club-short").replace(all_pass="stock", stock={"price": 30}),
               load_ruleset("sauspiel").replace(ramsch={"durchmarsch": "none", "jungfrau": "double-each"})):
         assert ruleset_from_dict(tomllib.loads(r.to_toml())) == r
+
+
+def test_a_folder_named_like_a_preset_does_not_hide_it(tmp_path, monkeypatch):
+    (tmp_path / "club").mkdir()  # e.g. `simkit run --rules club --out club`, then `--rules club` again
+    monkeypatch.chdir(tmp_path)
+    assert load_ruleset("club").name == "club"
