@@ -27,6 +27,7 @@ from simkit.rules.contracts import RAMSCH, SIE
 from simkit.solver import Position, Workspace, position_value, solve, threshold
 from simkit.solver.api import solve_line
 from simkit.solver.api import SolverError
+from test_solver_api import _cut  # the record with only its first n cards played
 
 DECKS = ("long", "short")
 
@@ -220,16 +221,6 @@ def _demo_club() -> list[dict]:
     path = REPO / "simkit" / "data" / "demo-games.jsonl"
     recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
     return [r for r in recs if r.get("contract") in ("bettel", "ramsch", "sie")]
-
-
-def _cut(record: dict, n_cards: int) -> dict:
-    tricks, left = [], n_cards
-    for t in record["tricks"]:
-        if left <= 0:
-            break
-        tricks.append({"leader": t["leader"], "cards": t["cards"][:left]})
-        left -= len(tricks[-1]["cards"])
-    return dict(record, tricks=tricks)
 
 
 def test_demo_club_records_solve_at_every_position():
