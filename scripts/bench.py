@@ -167,7 +167,10 @@ def section_games(args) -> str:
 
 def section_club(args) -> str:
     """The club rules (RULES.md 4) against the plain rulesets: complete heuristic deals per second, one core."""
+    import numpy as np
+
     from simkit.engine.game import play_games
+    from simkit.rules.contracts import BETTEL, RAMSCH
     from simkit.rules.ruleset import load_ruleset
 
     n = args.deals
@@ -178,8 +181,8 @@ def section_club(args) -> str:
     shares = {}
     for k, r in rules.items():  # also compiles / warms up
         g = play_games(1, 0, n, r, "heuristic")
-        knocks = sum((g["knocked"].astype(int) >> s) & 1 for s in range(4))
-        shares[k] = (float((g["kind"] == 8).mean()), float((g["kind"] == 6).mean()), float(knocks.mean()))
+        knocks = np.bitwise_count(g["knocked"])
+        shares[k] = (float((g["kind"] == RAMSCH).mean()), float((g["kind"] == BETTEL).mean()), float(knocks.mean()))
     rates = interleaved({k: (lambda r=r: play_games(1, 0, n, r, "heuristic")) for k, r in rules.items()}, n,
                         args.repeats)
     base = {"sauspiel": "sauspiel", "club": "sauspiel", "club, no Klopfen": "sauspiel",

@@ -52,7 +52,6 @@ _r_klopfen = njit(inline="always")(_random.klopfen.py_func)
 _h_klopfen = _heuristic.klopfen
 # the kernel's own entry of the heuristic's play (fewer arguments, the trick so far given): simkit.engine.game
 _h_play_kernel = _heuristic.play_kernel
-_h_trump_mask = _heuristic._trump_mask
 _data_ptr = _heuristic.data_ptr
 _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kernel
 

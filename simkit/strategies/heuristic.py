@@ -27,7 +27,7 @@ from simkit.engine.jitcache import jit, source_stamp, stamp_module
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_HISTORY_CARDS, I_HISTORY_LEADER, I_KIND, I_LEADER,
     I_N_IN_TRICK, I_PARTNER_SHOWN, I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_TRICK_NO, I_TRICKS_WON,
-    I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind, bid_suit,
+    I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind, bid_suit, sie_mask,
 )
 
 _HERE = Path(__file__).resolve().parent
@@ -444,15 +444,6 @@ def _best_contract(hand, seat, strength, params, config, n_config, min_rank):
     return best_code
 
 
-@njit(cache=True, inline="always")
-def _is_sie(hand, deck):
-    """A Sie hand (RULES.md 4.3): the top trumps of the solo order, a hand of them: every Ober and Unter (long
-    deck), the four Ober with EU and GU (short deck)."""
-    if popcount(deck) == 32:
-        return hand == _OU
-    return hand == (_OBERS | 0x808)
-
-
 # per rank r (7 8 9 U O K Z A = 0..7), the ranks of its suit below it in a Bettel (A K O U Z 9 8 7), byte r
 _BETTEL_BELOW = 0x7F075F4F47030100
 
@@ -487,7 +478,7 @@ def _bid(hand, seat, info, strength, params, config, n_config):
     enabled = params[_P_ENABLED]
     deck = params[_P_DECK_MASK]
     # Sie cannot be lost and outranks everything: always declared when held (RULES.md 4.3)
-    if (enabled >> _SIE) & 1 and _is_sie(hand, deck):
+    if (enabled >> _SIE) & 1 and hand == sie_mask(8 if popcount(deck) == 32 else 6):
         return bid_code(_SIE, -1, False)
     code = _best_contract(hand, seat, strength, params, config, n_config, min_rank)
     # Bettel (RULES.md 4.2): with a hand that ducks every trick, unless the heuristic would declare a solo-type
