@@ -150,7 +150,7 @@ class Ruleset:
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some parameters changed; tariff keys may be given flat (``schneider=10``), the club rules'
         tables as dicts (``ramsch={"price": 10}``: only the keys given change)."""
-        for name, cls in _SUB_TABLES.items():
+        for name in _SUB_TABLES:
             if isinstance(changes.get(name), dict):
                 changes[name] = dataclasses.replace(getattr(self, name), **changes[name])
         tariff_keys = {f.name for f in fields(Tariff)}
