@@ -353,3 +353,98 @@ def test_trick_keys_buttons_and_links_in_the_browser(graded, browser):
              for s in browser.find_elements("css selector", f"#seat{seat} .slot") if
              s.find_elements("css selector", ".val")}
     assert shown == {v["card"]: str(v["value"]) for v in rows[13]["values"]}
+
+
+# ------------------------------------------------------------------------------------------ club contracts
+
+CLUB_PICK = ("demo-club-bettel-won-kontra", "demo-club-bettel-lost-stops", "demo-club-ramsch-jungfrau-none")
+
+
+@pytest.fixture(scope="module")
+def club_graded(tmp_path_factory):
+    """The demo Bettel and Ramsch records graded under the `club` preset, objective points (which a Bettel
+    overrides with win, a Ramsch with each mover's own points)."""
+    tmp = tmp_path_factory.mktemp("view-club")
+    records = [x for x in DEMO.read_text().splitlines() if x.strip() and json.loads(x)["id"] in CLUB_PICK]
+    (tmp / "club.jsonl").write_text("\n".join(records) + "\n")
+    result = analyze_file(tmp / "club.jsonl", tmp / "analysis", rules="club", objective="points", workers=1)
+    assert result.games == len(CLUB_PICK) and not result.errors
+    return tmp / "analysis"
+
+
+def test_club_games_are_shown_by_what_they_were_graded_under(club_graded):
+    out = club_graded
+    for gid in CLUB_PICK:
+        data, rows, game = page_data(out, gid), _rows(out, gid), _game(out, gid)
+        assert [len(h) for h in data["hands"]] == [8] * 4 and data["deck"] == "long"  # as dealt, every card
+        assert sorted(c for h in data["hands"] for c in h) == sorted(c for h in game["hands"] for c in h)
+        assert [d["card"] for d in data["decisions"]] == [r["card"] for r in rows]
+        final = data["tricks"][-1]
+        if gid.startswith("demo-club-bettel"):
+            assert data["objective"] == "win" and data["threshold"] == 0.5 and data["title"] == "Bettel"
+            assert data["roles"][game["declarer"]] == "declarer"
+            assert data["won"][0] == game["dd_won"] and data["won"][-1] == game["won"]
+            taken = sum(t["winner"] == game["declarer"] for t in data["tricks"])
+            assert data["result"]["declarer_tricks"] == final["declaring_tricks"] == taken
+            assert game["won"] == (taken == 0)
+        else:
+            assert data["objective"] == "ramsch" and data["threshold"] is None and data["title"] == "Ramsch"
+            assert data["roles"] == ["ramsch"] * 4 and data["declarer"] is None
+            assert data["won"] == [None] * (len(rows) + 1)  # nobody wins or loses by a mover's own bound
+            assert sum(data["result"]["seat_points"]) == 120 and final["seat_points"] == data["result"]["seat_points"]
+            assert data["result"]["seat_points"][0] == game["result"]  # games.parquet: seat 0's final points
+    stops = page_data(out, "demo-club-bettel-lost-stops")
+    assert len(stops["decisions"]) < 32  # the record stops after the declarer's first trick
+
+
+def test_a_ramsch_in_the_browser(club_graded, browser):
+    out = club_graded
+    gid = "demo-club-ramsch-jungfrau-none"
+    rows = _rows(out, gid)
+    _open(browser, write_page(out, gid))
+    head = browser.find_element("id", "head").text
+    assert "everyone for himself" in head and "undefined" not in head and "null" not in head
+    at = 0
+    for k in (0, 1, 6, 13, 22, len(rows) - 1):
+        _press(browser, "ARROW_RIGHT", k - at)
+        at = k
+        shown, r = _shown(browser), rows[k]
+        assert shown["step"] == k
+        # each card from its own player's view: the loss is its value minus the best (he wants few points)
+        assert shown["rows"] == _expected_rows(r, team=False), k
+        assert "(ramsch)" in shown["heading"]
+        now = browser.find_element("css selector", "#decision p.now").text
+        assert "won" not in now and "lost" not in now and "()" not in now
+    lines = browser.find_elements("css selector", "#curve polyline.seat-line")
+    assert sorted(int(x.get_attribute("data-seat")) for x in lines) == [0, 1, 2, 3]
+    for line in lines:  # a point after each of the seat's cards
+        seat = int(line.get_attribute("data-seat"))
+        assert len(line.get_attribute("points").split()) == sum(r["seat"] == seat for r in rows)
+    assert not browser.find_elements("css selector", "#curve .band-won")
+    assert len(browser.find_elements("css selector", "#curve circle.pt")) == len(rows)
+    assert "One line per player" in browser.find_element("css selector", "#curve-box .legend").text
+    _press(browser, "END")
+    assert _shown(browser)["heading"] == "Game over"
+    points = page_data(out, gid)["result"]["seat_points"]
+    assert browser.find_element("id", "decision").text.endswith(
+        "Card points: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(points)) + ".")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_a_bettel_that_stops_in_the_browser(club_graded, browser):
+    out = club_graded
+    gid = "demo-club-bettel-lost-stops"
+    rows, game = _rows(out, gid), _game(out, gid)
+    _open(browser, write_page(out, gid))
+    head = browser.find_element("id", "head").text
+    assert "the declarer took 1 trick, lost" in head
+    for s in range(4):  # the cards never played are in the hands too
+        assert len(browser.find_elements("css selector", f"#seat{s} .hand .card")) == 8
+    _press(browser, "END")
+    assert _shown(browser)["heading"] == "Game over"
+    assert "The declarer took 1 trick: lost" in browser.find_element("id", "decision").text
+    last = browser.find_elements("css selector", "#moves tbody tr")[-1].find_elements("tag name", "td")[-1].text
+    assert last == "1" and not game["won"] and len(rows) % 4 == 0
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors

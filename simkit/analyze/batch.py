@@ -72,6 +72,7 @@ GAME_SCHEMA = pa.schema([
     ("loss_declaring", pa.int32()), ("loss_defending", pa.int32()), ("blunders", pa.int16()),
     ("decisive_trick", pa.int8()), ("decisive_seat", pa.int8()), ("decisive_card", pa.string()),
     ("decisive_player", pa.string()), ("ms", pa.float32()), ("conceded", pa.int8()),
+    ("hands", pa.list_(pa.list_(pa.string()))),
 ])
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simkit.analyze.records import GameRecord
+from simkit.cards import cards_of, format_card
 from simkit.rules.contracts import BETTEL, RAMSCH
 from simkit.solver import Position, Workspace, threshold
 from simkit.solver.api import final_value, solve_line
@@ -184,8 +185,15 @@ def grade_game(game: GameRecord, objective: str = "points", *, workspace: Worksp
         "decisive_seat": decisive[1] if decisive else None,
         "decisive_card": decisive[2] if decisive else None,
         "conceded": game.conceded,
+        "hands": dealt_hands(opening),
     }
     return out
+
+
+def dealt_hands(opening) -> list[list[str]]:
+    """The four hands as dealt, in card notation (games.parquet's ``hands``: the view shows the cards a record that
+    stops early never plays, a Bettel's after the declarer's first trick)."""
+    return [[format_card(c) for c in cards_of(h)] for h in opening.hands]
 
 
 def _grade_ramsch(game: GameRecord, sols, values, end: Position, advisors, out: GradedGame) -> GradedGame:
@@ -220,5 +228,6 @@ def _grade_ramsch(game: GameRecord, sols, values, end: Position, advisors, out: 
         "loss_declaring": 0, "loss_defending": sum(d["loss"] for d in out.decisions),
         "blunders": sum(d["blunder"] for d in out.decisions),
         "decisive_trick": None, "decisive_seat": None, "decisive_card": None, "conceded": game.conceded,
+        "hands": dealt_hands(opening),
     }
     return out

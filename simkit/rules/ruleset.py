@@ -170,7 +170,8 @@ class Ruleset:
         d = self.to_dict()
         tables = {name: d.pop(name) for name in ("tariff", *_SUB_TABLES)}
         for k, v in d.items():
-            lines.append(f"{k} = {toml_value(v)}")
+            note = f"  # 0: half the hand ({self.knock_cards})" if k == "klopfen_cards" and v == 0 else ""
+            lines.append(f"{k} = {toml_value(v)}{note}")
         for name, table in tables.items():
             lines.append("")
             lines.append(f"[{name}]")

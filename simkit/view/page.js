@@ -26,33 +26,50 @@ const card = (c, cls) => el("span", {class: `card s-${c[0]}${TRUMPS.has(c) ? " t
                                      "data-card": c, text: c});
 const who = (s) => G.players[s];
 const fmt = (v) => (G.objective === "payout" && v > 0 ? "+" : "") + v;
+const POINTS = G.objective === "points" || G.objective === "ramsch";  // values on the card points' scale
 // loss of a card of value v for the side of the seat to move (the analysis's definition, docs/analyze.md)
 const team = (s) => s === G.declarer || s === G.partner;
 const lossOf = (d, v) => team(d.seat) ? d.best_value - v : v - d.best_value;
-const wonText = (w) => w === null ? "" : w ? "won" : "lost";
+const wonText = (w) => w === null ? "" : w ? " (won)" : " (lost)";
 
 // ------------------------------------------------------------------------------------------------ header
+const RAMSCH = G.contract === "ramsch", BETTEL = G.contract === "bettel";
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const bySeat = (xs) => xs.map((v, s) => `${who(s)} ${v}`).join(", ");
+
 function header() {
   const r = G.result;
-  const declaring = G.partner === null ? `${who(G.declarer)} alone`
+  const declaring = RAMSCH ? "none (a Ramsch: everyone for himself)"
+    : G.partner === null ? `${who(G.declarer)} alone`
     : `${who(G.declarer)} and ${who(G.partner)} (holds ${G.called})`;
-  const outcome = el("span", {class: r.won ? "won" : "lost", text: r.won ? "won" : "lost"});
-  const dd = G.dd_won ? "in hand (won with best play by all)" : "not in hand (lost with best play by all)";
   const dec = G.decisive === null ? "no decisive mistake"
     : `decisive mistake: trick ${D[G.decisive].trick}, ${who(D[G.decisive].seat)}'s ${D[G.decisive].card}`;
   const blunders = D.filter((d) => d.blunder).length;
   const strat = G.strategies.length ? ` · advice of ${G.strategies.join(", ")}` : "";
+  const conceded = G.recorded < N ? ` The record stops ${N - G.recorded} card${N - G.recorded === 1 ? "" : "s"} `
+    + "short (the last trick was conceded): those cards are filled in, each of them forced." : "";
+  let result;
+  if (RAMSCH) {  // no side wins or loses in the values: each card is graded from its own player's view
+    result = el("p", {class: "sub", text: `Result: card points ${bySeat(r.seat_points)}. Double dummy before the `
+      + `first card: ${fmt(G.opening_value)} for ${who(0)} (the most the other three can push on the player who `
+      + `leads); ${plural(blunders, "blunder")}${strat}.${conceded}`});
+  } else {
+    const outcome = el("span", {class: r.won ? "won" : "lost", text: r.won ? "won" : "lost"});
+    const dd = G.dd_won ? "in hand (won with best play by all)" : "not in hand (lost with best play by all)";
+    const took = BETTEL ? `the declarer took ${plural(r.declarer_tricks, "trick")}`
+      : `the declaring side took ${r.declarer_points} points`;
+    result = el("p", {class: "sub"}, `Result: ${took}, `, outcome,
+       `, the declarer's payout ${r.payout > 0 ? "+" : ""}${r.payout}. Double dummy before the first card: `
+       + `${fmt(G.opening_value)}, ${dd}; ${dec}; ${plural(blunders, "blunder")}${strat}.${conceded}`);
+  }
+  const loss = RAMSCH ? "a card's loss is its own value minus the best card's (its player wants few points)."
+    : "a card's loss is the best card's value minus its own, for its player's side.";
   $("head").append(
     el("h1", {text: G.title}),
     el("p", {class: "sub", text: `game ${G.id} (line ${G.line}) · ${G.deck} deck · declaring side: ${declaring}`}),
-    el("p", {class: "sub"}, `Result: the declaring side took ${r.declarer_points} points, `, outcome,
-       `, the declarer's payout ${r.payout > 0 ? "+" : ""}${r.payout}. Double dummy before the first card: `
-       + `${fmt(G.opening_value)}, ${dd}; ${dec}; ${blunders} blunder${blunders === 1 ? "" : "s"}${strat}.`
-       + (G.recorded < N ? ` The record stops ${N - G.recorded} card${N - G.recorded === 1 ? "" : "s"} short `
-          + "(the last trick was conceded): those cards are filled in, each of them forced." : "")),
+    result,
     el("p", {class: "sub", text: G.objective ? `Values: ${G.unit} with every hand open and best play from there`
-      + " on; a card's loss is the best card's value minus its own, for its player's side."
-      : "Values as in decisions.parquet (the analysis's objective is unknown: no summary.json)."}));
+      + ` on; ${loss}` : "Values as in decisions.parquet (the analysis's objective is unknown: no summary.json)."}));
 }
 
 // ------------------------------------------------------------------------------------------- the table
@@ -117,9 +134,14 @@ function decision() {
   if (step === N) {
     const r = G.result;
     box.dataset.card = "";
+    if (RAMSCH) {
+      box.append(el("h3", {text: "Game over"}), el("p", {text: `Card points: ${bySeat(r.seat_points)}.`}));
+      return;
+    }
+    const took = BETTEL ? `The declarer took ${plural(r.declarer_tricks, "trick")}: `
+      : `The declaring side took ${r.declarer_points} points: `;
     box.append(el("h3", {text: "Game over"}),
-               el("p", {}, `The declaring side took ${r.declarer_points} points: `,
-                  el("span", {class: r.won ? "won" : "lost", text: r.won ? "won" : "lost"}),
+               el("p", {}, took, el("span", {class: r.won ? "won" : "lost", text: r.won ? "won" : "lost"}),
                   `. Value ${fmt(r.value)} (${G.unit || "value"}).`));
     return;
   }
@@ -151,8 +173,8 @@ function decision() {
                                                 el("th", {class: "num", text: "value"}),
                                                 el("th", {class: "num", text: "loss"}), el("th", {text: ""}))),
                 body));
-  box.append(el("p", {class: "now", text: `Before the card: ${fmt(d.best_value)} (${wonText(G.won[step])}); `
-    + `after it: ${fmt(d.played_value)} (${wonText(G.won[step + 1])}). Loss of ${d.card}: ${d.loss}.`}));
+  box.append(el("p", {class: "now", text: `Before the card: ${fmt(d.best_value)}${wonText(G.won[step])}; `
+    + `after it: ${fmt(d.played_value)}${wonText(G.won[step + 1])}. Loss of ${d.card}: ${d.loss}.`}));
   for (const [s, a] of Object.entries(d.advice))
     box.append(el("p", {class: "advice", "data-strategy": s, "data-card": a.card, "data-loss": a.loss,
                         text: `${s} would have played ${a.card} (loss ${a.loss})`
@@ -166,9 +188,17 @@ const x = (k) => L + (W - L - R) * k / Math.max(N, 1);
 function curve() {
   const box = $("curve");
   box.replaceChildren();
+  if (RAMSCH) {  // nobody wins or loses by these values: say what the lines are instead
+    document.querySelector("#curve-box h2").textContent = "Each player's value after his cards";
+    const names = [0, 1, 2, 3].map((s) => el("span", {class: `seat-key s${s}`, text: who(s)}));
+    document.querySelector("#curve-box .legend").replaceChildren("One line per player (", names[0], ", ", names[1],
+      ", ", names[2], ", ", names[3], "): his own final card points if he and the other three play on best from "
+      + "there, all three against him (the most they can push on him); a red ring: after a blunder; the blue line: "
+      + "the card shown.");
+  }
   const vs = G.values;
   let lo = Math.min(...vs), hi = Math.max(...vs);
-  if (G.objective === "points") { lo = 0; hi = 120; } else if (G.objective === "win") { lo = 0; hi = 1; }
+  if (POINTS) { lo = 0; hi = 120; } else if (G.objective === "win") { lo = 0; hi = 1; }
   if (G.threshold !== null) { lo = Math.min(lo, G.threshold); hi = Math.max(hi, G.threshold); }
   if (hi === lo) { hi += 1; lo -= 1; }
   const pad = (hi - lo) * 0.06;
@@ -186,16 +216,30 @@ function curve() {
     if (t < N) box.append(svg("text", {class: "axis", x: (x(t) + x(Math.min(t + 4, N))) / 2, y: H - B + 14,
                                        "text-anchor": "middle"}, `T${t / 4 + 1}`));
   }
-  const ticks = G.objective === "points" ? [0, 30, 60, 90, 120] : G.objective === "win" ? [0, 1]
+  const ticks = POINTS ? [0, 30, 60, 90, 120] : G.objective === "win" ? [0, 1]
     : [Math.min(...vs), 0, Math.max(...vs)].filter((v, i, a) => a.indexOf(v) === i);
   for (const v of ticks)
     box.append(svg("text", {class: "axis", x: L - 6, y: y(v) + 4, "text-anchor": "end"}, fmt(v)));
-  box.append(svg("text", {class: "axis", x: L, y: H - 4}, `${G.unit || "value"} (double dummy), after each card`));
-  box.append(svg("polyline", {class: "line", points: vs.map((v, k) => `${x(k)},${y(v)}`).join(" ")}));
+  if (RAMSCH) {  // each value is its mover's own: one line per seat, through the points after its cards
+    box.append(svg("text", {class: "axis", x: L, y: H - 4},
+                   "each player's own card points (double dummy, the other three against him), after his cards"));
+    for (let s = 0; s < 4; s++) {
+      const ks = [];
+      for (let k = 1; k <= N; k++) if (D[k - 1].seat === s) ks.push(k);
+      box.append(svg("polyline", {class: `line seat-line s${s}`, "data-seat": s,
+                                  points: ks.map((k) => `${x(k)},${y(vs[k])}`).join(" ")}));
+    }
+  } else {
+    box.append(svg("text", {class: "axis", x: L, y: H - 4},
+                   `${G.unit || "value"} (double dummy), after each card`));
+    box.append(svg("polyline", {class: "line", points: vs.map((v, k) => `${x(k)},${y(v)}`).join(" ")}));
+  }
   box.append(svg("line", {class: "cursor", id: "cursor", x1: x(step), x2: x(step), y1: T, y2: H - B}));
   vs.forEach((v, k) => {
     const d = k > 0 ? D[k - 1] : null;  // the card that led to point k
-    const cls = ["pt", G.won[k] === null ? "unknown" : G.won[k] ? "won" : "lost", d && d.blunder ? "blunder" : "",
+    if (RAMSCH && !d) return;  // before the first card: the leader's bound only, not a point of his line
+    const cls = ["pt", G.won[k] === null ? "unknown" : G.won[k] ? "won" : "lost", RAMSCH ? `s${d.seat}` : "",
+                 d && d.blunder ? "blunder" : "",
                  k - 1 === G.decisive ? "decisive" : ""].filter(Boolean).join(" ");
     const dot = svg("circle", {class: cls, cx: x(k), cy: y(v), r: d && d.blunder ? 5 : 3.5, "data-k": k});
     dot.append(svg("title", {}, (d ? `after ${d.card} (${who(d.seat)}, loss ${d.loss})` : "before the first card")
@@ -213,7 +257,8 @@ function moves() {
   tab.replaceChildren();
   tab.append(el("thead", {}, el("tr", {}, el("th", {text: "trick"}),
     ...[0, 1, 2, 3].map((s) => el("th", {text: `${who(s)} (${G.roles[s]})`})),
-    el("th", {text: "taken by"}), el("th", {text: "pts"}), el("th", {text: "declaring side"}))));
+    el("th", {text: "taken by"}), el("th", {text: "pts"}),
+    el("th", {text: RAMSCH ? "points by seat" : BETTEL ? "declarer's tricks" : "declaring side"}))));
   const body = el("tbody");
   G.tricks.forEach((tr, t) => {
     const cells = [null, null, null, null];
@@ -231,7 +276,8 @@ function moves() {
     body.append(el("tr", {}, el("td", {text: String(t + 1)}), ...cells.map((c) => c || el("td", {})),
                    el("td", {text: tr.winner === undefined ? "" : who(tr.winner)}),
                    el("td", {text: tr.points === undefined ? "" : String(tr.points)}),
-                   el("td", {text: tr.declaring_points === undefined ? "" : String(tr.declaring_points)})));
+                   el("td", {text: tr.winner === undefined ? "" : RAMSCH ? tr.seat_points.join(" / ")
+                     : String(BETTEL ? tr.declaring_tricks : tr.declaring_points)})));
   });
   tab.append(body);
 }

@@ -28,9 +28,13 @@ GAME_COLUMNS = ("game_id", "line", "contract", "suit", "declarer", "partner", "o
                 "won", "declarer_points", "payout", "decisive_trick", "decisive_seat", "decisive_card")
 
 KIND_TITLES = {"rufspiel": "Rufspiel", "solo": "Solo", "wenz": "Wenz", "geier": "Geier", "farbwenz": "Farbwenz",
-               "farbgeier": "Farbgeier"}
+               "farbgeier": "Farbgeier", "bettel": "Bettel", "ramsch": "Ramsch"}
 UNITS = {"points": "declaring side's card points", "payout": "declarer's payout", "win": "declaring side wins (1) "
-         "or loses (0)"}
+         "or loses (0)", "ramsch": "the card's player's own final card points, the other three playing against him "
+         "(a bound, docs/analyze.md)"}
+#: the objective a club contract is graded under whatever the analysis's (simkit.analyze.grade.graded_objective;
+#: the view loads no solver, so it names them here): a Bettel's ``win``, a Ramsch's own points from each mover's view
+CLUB_OBJECTIVES = {"bettel": "win", "ramsch": "ramsch"}
 
 
 class ViewError(ValueError):
@@ -178,22 +182,29 @@ THRESHOLDS = {"win": 0.5, "payout": 0.0, "points": 60.5}  # the curve's line bet
 def _page_data(game: dict, decisions: list[dict], strategies: list[str], objective: str | None) -> dict:
     from simkit.reference import player_sort_order, trick_winner, trump_order
 
+    kind = game["contract"].partition(" ")[0]
+    objective = CLUB_OBJECTIVES.get(kind, objective)
+    ramsch = kind == "ramsch"
     if not decisions:
         raise ViewError(f"game {game['game_id']!r} has no decisions in decisions.parquet (an incomplete analysis?)")
     tout = game["contract"].endswith(" tout")
-    hand_size = max(d["trick"] for d in decisions)
-    deck = "short" if hand_size == 6 else "long"
-    contract = _contract(game)
-    order = {c: i for i, c in enumerate(player_sort_order(contract, deck))}
     hands: list[list[int]] = [[] for _ in range(4)]
     players: list[str | None] = [None] * 4
     for d in decisions:
         hands[d["seat"]].append(parse_card(d["card"]))
         players[d["seat"]] = players[d["seat"]] or d["player"]
+    if game.get("hands"):  # as dealt (analyses before games.parquet had them: the cards played, every one of them)
+        hands = [[parse_card(c) for c in h] for h in game["hands"]]
+    hand_size = len(hands[0])
+    deck = "short" if hand_size == 6 else "long"
+    contract = _contract(game)
+    order = {c: i for i, c in enumerate(player_sort_order(contract, deck))}
     team = {game["declarer"]} | ({game["partner"]} if game["partner"] is not None else set())
 
     tricks = []
     taken = [0, 0]  # card points taken so far: declaring side, defenders
+    declaring_tricks = 0
+    seat_points = [0, 0, 0, 0]  # each seat's (a Ramsch: everyone for himself)
     for t in range(0, len(decisions), 4):
         cards = [parse_card(d["card"]) for d in decisions[t:t + 4]]
         leader = decisions[t]["seat"]
@@ -202,7 +213,10 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
             winner = trick_winner(cards, leader, contract)
             points = sum(CARD_POINTS[c] for c in cards)
             taken[0 if winner in team else 1] += points
-            trick.update(winner=winner, points=points, declaring_points=taken[0])
+            declaring_tricks += winner in team
+            seat_points[winner] += points
+            trick.update(winner=winner, points=points, declaring_points=taken[0], declaring_tricks=declaring_tricks,
+                         seat_points=list(seat_points))
         tricks.append(trick)
 
     decisive = None
@@ -219,7 +233,8 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
 
     values = [decisions[0]["best_value"]] + [d["played_value"] for d in decisions]
     won = [won_at(v, objective, tout) for v in values]
-    won[0], won[-1] = bool(game["dd_won"]), bool(game["won"])  # the ends are known exactly, a Tout's too
+    if not ramsch:  # the ends are known exactly, a Tout's too (a Ramsch has no side that wins)
+        won[0], won[-1] = bool(game["dd_won"]), bool(game["won"])
     name = [p or f"seat {s}" for s, p in enumerate(players)]
     return {
         "id": game["game_id"],
@@ -233,8 +248,8 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
         "declarer": game["declarer"],
         "partner": game["partner"],
         "players": name,
-        "roles": ["declarer" if s == game["declarer"] else "partner" if s == game["partner"] else "defender"
-                  for s in range(4)],
+        "roles": ["ramsch" if ramsch else "declarer" if s == game["declarer"] else "partner" if s == game["partner"]
+                  else "defender" for s in range(4)],
         "trumps": [format_card(c) for c in trump_order(contract, deck)],
         "hands": [[format_card(c) for c in sorted(h, key=order.__getitem__)] for h in hands],
         "objective": objective,
@@ -243,7 +258,7 @@ def _page_data(game: dict, decisions: list[dict], strategies: list[str], objecti
         "opening_value": game["opening_value"],
         "dd_won": game["dd_won"],
         "result": {"value": game["result"], "won": game["won"], "declarer_points": game["declarer_points"],
-                   "payout": game["payout"]},
+                   "payout": game["payout"], "declarer_tricks": declaring_tricks, "seat_points": seat_points},
         "decisive": decisive,
         "recorded": len(rows) - (game.get("conceded") or 0),  # the cards after these were filled in
         "strategies": strategies,
