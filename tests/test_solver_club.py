@@ -273,3 +273,10 @@ def test_solve_command_reads_club_records(tmp_path):
     assert "Ramsch has only the points objective" in rows[1]["error"]
     # Stichzwang: seat 1 must beat E8 with EA, his only legal card, and takes the trick: lost
     assert rows[0]["values"] == {"EA": 0}
+    # without --objective each line is solved under its contract's own: the Bettels' win, the rest points
+    r = cli("solve", path, "--json", "--rules", "club")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 0 and all(row["ok"] for row in rows), r.stdout + r.stderr
+    assert rows[0]["values"] == {"EA": 0}
+    assert rows[1]["values"] == solve(ramsch, "points").named_values()
+    assert rows[3]["values"] == solve(Position.from_record(lines[3]), "win").named_values()

@@ -131,6 +131,12 @@ def _chain_length(objective: str, tout: bool) -> int:
     return {"points": 0, "win": 1, "payout": 1 if tout else 5}[objective]
 
 
+def default_objective(contract) -> str:
+    """The objective a contract is solved under when none is asked for: ``points``, a Bettel's ``win`` (it has no
+    card points to play for)."""
+    return "win" if contract.kind == BETTEL else "points"
+
+
 def _position_chain(pos: Position, objective: str) -> tuple[int, np.ndarray, np.ndarray, int]:
     """(kernel objective, threshold measures, values, chain length) of ``objective`` for this position's
     contract. A Bettel's kernel measure is the declarer's tricks (the defenders maximise them): its one threshold

@@ -16,13 +16,15 @@ from simkit.cli_shared import RULES_HELP, UserError, bavarian, stdout
 JSON_KEYS = ("id", "ok", "error", "to_move", "values", "best", "nodes", "seconds")
 
 
-def solve_lines(lines, rules, objective: str):
+def solve_lines(lines, rules, objective: str | None):
     """Solve each JSON line (a replay record whose tricks may stop after any card); yield ``(line number, result)``
-    per non-empty line, the result a dict with exactly the keys of ``JSON_KEYS``."""
+    per non-empty line, the result a dict with exactly the keys of ``JSON_KEYS``. ``objective`` None: each
+    contract's own (:func:`simkit.solver.api.default_objective`: points, a Bettel's win)."""
     from simkit.replay import ReplayError, load_json_line
     from simkit.solver import OBJECTIVES, Position, PositionError, SolverError, solve
+    from simkit.solver.api import default_objective
 
-    if objective not in OBJECTIVES:
+    if objective is not None and objective not in OBJECTIVES:
         raise ValueError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -37,7 +39,7 @@ def solve_lines(lines, rules, objective: str):
             pos = Position.from_record(record, rules)
             if pos.is_over:
                 raise PositionError("the game is over: every card has been played (nothing to solve)")
-            sol = solve(pos, objective)
+            sol = solve(pos, objective or default_objective(pos.contract))
             out.update(sol.to_json())
             out["ok"] = True
         except ReplayError as e:  # not JSON: the message names the line
@@ -54,10 +56,11 @@ def register(app: typer.Typer) -> None:
         file: Path = typer.Argument(..., help="Positions: replay records, one JSON object per line, whose tricks "
                                               "may stop after any card (format: docs/solver.md)."),
         rules_spec: Optional[str] = typer.Option(None, "--rules", help=RULES_HELP),
-        objective: str = typer.Option("points", "--objective",
-                                      help="points (declaring side's final card points; a Ramsch: the seat to "
-                                           "move's own), win (1/0; a Bettel: the declarer takes no trick) or payout "
-                                           "(the declarer's settled payout)."),
+        objective: Optional[str] = typer.Option(None, "--objective",
+                                                help="points (declaring side's final card points; a Ramsch: the "
+                                                     "seat to move's own), win (1/0; a Bettel: the declarer takes "
+                                                     "no trick) or payout (the declarer's settled payout). "
+                                                     "Default: points, a Bettel win."),
         as_json: bool = typer.Option(False, "--json", help="One JSON object per input line on stdout."),
     ):
         """Solve positions with every hand open: the value of each legal card of the seat to move.
@@ -69,7 +72,7 @@ def register(app: typer.Typer) -> None:
         from simkit.rules import load_ruleset
         from simkit.solver import OBJECTIVES
 
-        if objective not in OBJECTIVES:
+        if objective is not None and objective not in OBJECTIVES:
             raise UserError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         rules = bavarian(load_ruleset(rules_spec))  # club records too: Bettel, Ramsch, Sie (docs/solver.md)
         if not file.is_file():
