@@ -231,8 +231,8 @@ def test_forced_sie_bettel_and_ramsch():
 
 def test_native_seats_play_club_contracts_as_the_heuristic():
     """The people model knows only the six classic contracts: in a Bettel or a Ramsch its seats play (and knock)
-    exactly as the heuristic. pimc plays a Ramsch as the heuristic (its solver takes about a second a world there)
-    and a Bettel with its solver (solver.md: the Bettel objective)."""
+    exactly as the heuristic. pimc with ``ramsch_cards=0`` plays a Ramsch as the heuristic (by default it searches
+    its last cards: tests/test_pimc.py) and a Bettel with its solver (solver.md: the Bettel objective)."""
     # the people weights' ruleset; no Kontra (a native seat doubles from its own config, not the heuristic's)
     rules = load_ruleset("sauspiel").replace(klopfen=True, all_pass="ramsch", max_doublings=0)
     for contract, declarer in (("ramsch", None), ("bettel", 2)):  # forced mode plays Bettel where not enabled
@@ -240,7 +240,7 @@ def test_native_seats_play_club_contracts_as_the_heuristic():
         b = play_games(4, 0, 300, rules, "heuristic", contract=contract, declarer=declarer, trace=True)
         for k in a:
             assert (a[k] == b[k]).all(), (contract, k)
-        a = play_games(4, 0, 20, rules, "pimc", contract=contract, declarer=declarer, trace=True)
+        a = play_games(4, 0, 20, rules, "pimc[ramsch_cards=0]", contract=contract, declarer=declarer, trace=True)
         if contract == "ramsch":
             for k in a:
                 assert (a[k] == b[k][:20]).all(), ("pimc", contract, k)
