@@ -98,3 +98,69 @@ def test_pimc_advises_with_the_club_objectives():
                 total += 1
             pos = pos.after(game.plays[i])
     assert total > 50 and agree >= 0.85 * total, (agree, total)
+
+
+def _sie_record(rng, deck: str, rid: str) -> dict:
+    """A Sie played out by random legal cards: seat ``d`` holds the Sie hand (every Ober and Unter; short deck the
+    four Ober, Eichel and Gras Unter), the others random hands."""
+    from simkit.cards import format_card
+    from simkit.reference import Game
+    from simkit.rules import Contract, load_ruleset
+    from simkit.rules.contracts import SIE
+    from simkit.strategies.api import sie_mask
+
+    rules = load_ruleset("club" if deck == "long" else "club-short")
+    hs = rules.hand_size
+    top = [c for c in range(32) if (sie_mask(hs) >> c) & 1]
+    deck_cards = [c for c in range(32) if (c & 7) >= (0 if deck == "long" else 2) and c not in top]
+    rng.shuffle(deck_cards)
+    d = rng.randrange(4)
+    hands = [[] for _ in range(4)]
+    hands[d] = top
+    others = [s for s in range(4) if s != d]
+    for j, s in enumerate(others):
+        hands[s] = deck_cards[j * hs:(j + 1) * hs]
+    game = Game(rules, [sum(1 << c for c in h) for h in hands], Contract(SIE, None), d)
+    tricks = []
+    while not game.is_over:
+        leader = game.to_play
+        cards = []
+        for _ in range(4):
+            c = rng.choice(game.legal_cards())
+            cards.append(format_card(c))
+            game.play(c)
+        tricks.append({"leader": leader, "cards": cards})
+    return {"id": rid, "deck": deck, "contract": "sie", "tout": False, "declarer": d, "suit": None,
+            "hands": [[format_card(c) for c in h] for h in hands], "rules": {"sie": True}, "tricks": tricks}
+
+
+def test_sie_is_graded_every_card_loses_nothing(tmp_path):
+    """A Sie is graded as the Herz solo it is, under every objective: every card's values are equal (loss 0, no
+    blunder), the game is won Schwarz from the opening (dd_won, no decisive mistake); the demo Sie and random
+    ones of both decks, played by random legal cards; and `simkit analyze` grades such a file (no record skipped)."""
+    import random
+
+    recs = _club("sie") + [_sie_record(random.Random(f"sie-{i}"), ("long", "short")[i % 2], f"sie-{i}") for i in range(4)]
+    assert recs[0]["id"] == "demo-club-sie"
+    for line, rec in enumerate(recs, start=1):
+        game = parse_game(rec, line)
+        for objective in ("points", "win", "payout"):
+            graded = grade_game(game, objective, workspace=Workspace(table_bits=14))
+            assert len(graded.decisions) == len(game.plays) == 4 * game.opening.rules.hand_size
+            choices = 0
+            for row in graded.decisions:
+                assert row["loss"] == 0 and row["best"] and not row["blunder"], (rec["id"], objective, row)
+                assert len(set(row["values"].values())) == 1
+                choices += row["n_legal"] > 1
+            assert choices > 0  # a test with only forced cards would prove nothing
+            g = graded.game
+            want = {"points": 120, "win": 1, "payout": g["payout"]}[objective]
+            assert g["opening_value"] == g["result"] == want and g["payout"] > 0, (rec["id"], objective, g)
+            assert g["dd_won"] and g["won"] and g["decisive_trick"] is None and g["blunders"] == 0
+    games = tmp_path / "sie.jsonl"
+    games.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    r = cli("analyze", games, "--out", tmp_path / "an", "--rules", "club", "--workers", "1", "--json",
+            "--objective", "payout")
+    assert r.returncode == 0, r.stderr
+    head = json.loads(r.stdout)
+    assert head["games"] == len(recs) and head["bad_records"] == 0

@@ -231,8 +231,8 @@ def test_forced_sie_bettel_and_ramsch():
 
 def test_native_seats_play_club_contracts_as_the_heuristic():
     """The people model knows only the six classic contracts: in a Bettel or a Ramsch its seats play (and knock)
-    exactly as the heuristic. pimc plays a Ramsch as the heuristic (its solver takes about a second a world there)
-    and a Bettel with its solver (solver.md: the Bettel objective)."""
+    exactly as the heuristic. pimc with ``ramsch_cards=0`` plays a Ramsch as the heuristic (by default it searches
+    its last cards: tests/test_pimc.py) and a Bettel with its solver (solver.md: the Bettel objective)."""
     # the people weights' ruleset; no Kontra (a native seat doubles from its own config, not the heuristic's)
     rules = load_ruleset("sauspiel").replace(klopfen=True, all_pass="ramsch", max_doublings=0)
     for contract, declarer in (("ramsch", None), ("bettel", 2)):  # forced mode plays Bettel where not enabled
@@ -240,7 +240,7 @@ def test_native_seats_play_club_contracts_as_the_heuristic():
         b = play_games(4, 0, 300, rules, "heuristic", contract=contract, declarer=declarer, trace=True)
         for k in a:
             assert (a[k] == b[k]).all(), (contract, k)
-        a = play_games(4, 0, 20, rules, "pimc", contract=contract, declarer=declarer, trace=True)
+        a = play_games(4, 0, 20, rules, "pimc[ramsch_cards=0]", contract=contract, declarer=declarer, trace=True)
         if contract == "ramsch":
             for k in a:
                 assert (a[k] == b[k][:20]).all(), ("pimc", contract, k)
@@ -316,10 +316,11 @@ def test_seen_cards_are_a_uniform_subset_of_the_hand():
         assert all(abs(counts[c] - expect) < 5 * expect ** 0.5 for c in held), counts[held]
 
 
-def test_commands_take_the_club_rules_and_the_bulk_solver_skips_their_rows(tmp_path):
+def test_commands_take_the_club_rules_and_the_bulk_solver_skips_ramsch_rows(tmp_path):
     """analyze, solve and evaluate take a club ruleset (tests/test_solver_club.py, tests/test_analyze_club.py,
-    tests/test_evaluate.py); the solver's bulk path skips the club rows of a run (``--dd``) like passed deals; the
-    value table counts without Klopfen and Ramsch."""
+    tests/test_evaluate.py); the solver's bulk path skips the Ramsch rows of a run (``--dd``) like passed deals and
+    solves the Bettel and Sie rows (tests/test_solver_club.py checks their values); the value table counts without
+    Klopfen and Ramsch."""
     from simkit.solver.api import solve_played
     from simkit.strategies.value_table import _counting_rules
 
@@ -327,11 +328,10 @@ def test_commands_take_the_club_rules_and_the_bulk_solver_skips_their_rows(tmp_p
         r = cli(*args, "--rules", "club")  # the club ruleset is taken: the missing file is what is wrong
         assert r.returncode == 2 and "does not exist" in r.stderr, (args, r.stderr)
     g = play_games(2, 0, 300, CLUB, SEATS)
-    club_rows = g["kind"] >= BETTEL
-    assert club_rows.any()
     few = {k: v[:40] for k, v in g.items()}
+    assert (few["kind"] == RAMSCH).any() and (few["kind"] == BETTEL).any()
     solved = solve_played(few, CLUB, "win")["solved"]
-    assert not solved[club_rows[:40]].any() and solved[(few["kind"] >= 0) & (few["kind"] < BETTEL)].all()
+    assert not solved[few["kind"] == RAMSCH].any() and solved[(few["kind"] >= 0) & (few["kind"] != RAMSCH)].all()
     counting = _counting_rules(CLUB)
     assert not counting.klopfen and counting.all_pass == "throw-in" and "bettel" not in counting.contracts
 

@@ -400,3 +400,95 @@ def test_runs_with_pimc_use_small_shards():
     assert RunOptions(deals=10_000, seats=("pimc",) * 4).shard <= 500
     assert RunOptions(deals=10_000, seats=("pimc[worlds=3]", "heuristic", "heuristic", "heuristic")).shard <= 500
     assert RunOptions(deals=10_000).shard > 500
+
+
+# ---------------------------------------------------------------------------------------------- Ramsch
+
+def _ramsch_record(g, j, rules) -> dict:
+    """The replay record of Ramsch deal ``j`` of ``play_games(..., trace=True)`` (no declarer: its row's
+    ``declarer`` is the loser)."""
+    from simkit.cards import format_card
+    from simkit.rules import Contract
+    from simkit.rules.contracts import RAMSCH
+
+    hands = [int(h) for h in g["hands"][j]]
+    ref = Game(rules, hands, Contract(RAMSCH), None)
+    cards = [int(c) for c in g["trace_played"][j]]
+    tricks = []
+    for t in range(rules.hand_size):
+        tricks.append({"leader": ref.to_play, "cards": [format_card(c) for c in cards[4 * t:4 * t + 4]]})
+        for c in cards[4 * t:4 * t + 4]:
+            ref.play(c)
+    return {"id": f"deal-{int(g['deal_id'][j])}", "deck": rules.deck, "contract": "ramsch", "declarer": None,
+            "suit": None, "tout": False, "hands": [[format_card(c) for c in range(32) if h >> c & 1] for h in hands],
+            "tricks": tricks}
+
+
+@pytest.mark.parametrize("preset,cut", [("club", 5), ("club-short", 4)])
+def test_pimc_searches_a_ramsch_only_near_its_end(preset, cut):
+    """In a Ramsch pimc plays the heuristic's card while it holds more than ``ramsch_cards`` cards and searches
+    from then on: on the same deals its cards first differ from the heuristic's only where the mover holds at most
+    ``ramsch_cards`` cards, and they do differ in some deals; with ``ramsch_cards=0`` the games are the
+    heuristic's, card for card."""
+    from simkit.engine.game import play_games
+
+    rules = load_ruleset(preset)
+    hs = rules.hand_size
+    strat = _small_pimc()
+    cfg = strat.config.copy()
+    cfg[pimc.C_RAMSCH_CARDS] = cut
+    p = play_games(3, 0, 40, rules, seats=strat.with_config(cfg), trace=True, contract="ramsch")
+    h = play_games(3, 0, 40, rules, seats="heuristic", trace=True, contract="ramsch")
+    cfg[pimc.C_RAMSCH_CARDS] = 0
+    z = play_games(3, 0, 40, rules, seats=strat.with_config(cfg), trace=True, contract="ramsch")
+    for key in ("trace_played", "payouts", "declarer", "durchmarsch", "jungfrauen"):
+        assert np.array_equal(z[key], h[key]), key
+    assert (p["payouts"].sum(axis=1) == 0).all()
+    differ = (p["trace_played"] != h["trace_played"]).any(axis=1)
+    first = np.argmax(p["trace_played"] != h["trace_played"], axis=1)[differ]
+    assert differ.sum() >= 5, differ.sum()
+    assert (hs - first // 4 <= cut).all(), hs - first // 4
+
+
+def test_kernel_and_record_path_choose_alike_in_a_ramsch():
+    """Ramsch games the kernel played with pimc at every seat (club, ramsch_cards 8: every decision searched, most
+    of the early ones cut off by the node budget): the record path names the card played at every decision."""
+    from simkit.engine.game import play_games
+
+    rules = load_ruleset("club-short")
+    strat = _small_pimc()
+    cfg = strat.config.copy()
+    cfg[pimc.C_RAMSCH_CARDS] = 8
+    strat = strat.with_config(cfg)
+    g = play_games(0, 1, 6, rules, seats=strat, trace=True, contract="ramsch")
+    for j in range(6):
+        game = parse_game(_ramsch_record(g, j, rules), int(g["deal_id"][j]), rules)
+        assert advise(strat, game) == [int(c) for c in g["trace_played"][j]]
+
+
+def test_pimc_does_not_search_a_sie():
+    """A Sie cannot be lost (every card is as good): pimc's decision returns the heuristic's card without solving a
+    world (the record path on the demo Sie, whose worlds the search would solve in a moment)."""
+    import json
+
+    from simkit_cli import REPO
+
+    rec = next(r for r in map(json.loads, (REPO / "simkit" / "data" / "demo-games.jsonl").read_text().splitlines())
+               if r.get("contract") == "sie")
+    rules = load_ruleset("club")
+    game = parse_game(rec, 1, rules)
+    strat = _small_pimc()
+    heur = advise(resolve("heuristic"), game)
+    t = tables_for(rules)
+    config = np.ascontiguousarray(strat.config_for(rules), np.float64)
+    asked = []
+
+    def ask(i, seat, hand, legal, info):
+        c = strat.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, t.params, config)
+        if int(legal) & (int(legal) - 1):
+            pw = pimc._python_context(t.strength, t.eff_suit, t.params)[1]
+            asked.append(int(pw[pimc.PW_THR][16]))
+        return int(c)
+
+    assert walk(game, ask) == heur
+    assert len(asked) > 10 and set(asked) == {0}

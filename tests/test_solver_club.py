@@ -18,6 +18,7 @@ import json
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from exhaustive import after, best_cards, describe, exhaustive_values, named, ramsch_values, random_position
@@ -280,3 +281,116 @@ def test_solve_command_reads_club_records(tmp_path):
     assert rows[0]["values"] == {"EA": 0}
     assert rows[1]["values"] == solve(ramsch, "points").named_values()
     assert rows[3]["values"] == solve(Position.from_record(lines[3]), "win").named_values()
+
+
+# ------------------------------------------------------------------------------- the bulk solver (run --dd)
+
+def _sie_hands(rng: random.Random, deck: str, declarer: int) -> list[int]:
+    from simkit.strategies.api import sie_mask
+
+    hs = 8 if deck == "long" else 6
+    top = sie_mask(hs)
+    rest = [c for c in range(32) if (c & 7) >= (0 if deck == "long" else 2) and not (top >> c) & 1]
+    rng.shuffle(rest)
+    others = iter(sum(1 << c for c in rest[i * hs:(i + 1) * hs]) for i in range(3))
+    return [int(top) if s == declarer else next(others) for s in range(4)]
+
+
+def _bettel_hands(rng: random.Random, deck: str, declarer: int, low: bool) -> list[int]:
+    """A random deal; with ``low`` the declarer's hand drawn from the three lowest Bettel ranks of every suit (7 8 9;
+    short deck 9 Z U), mostly a won Bettel."""
+    hs = 8 if deck == "long" else 6
+    cards = [c for c in range(32) if (c & 7) >= (0 if deck == "long" else 2)]
+    order = (0, 1, 2, 4, 5, 6, 3, 7)  # Bettel strength of the ranks 7 8 9 U O K Z A (A K O U Z 9 8 7)
+    lows = sorted(cards, key=lambda c: order[c & 7])[:12]
+    mine = rng.sample(lows if low else cards, hs)
+    rest = [c for c in cards if c not in mine]
+    rng.shuffle(rest)
+    others = iter(sum(1 << c for c in rest[i * hs:(i + 1) * hs]) for i in range(3))
+    return [sum(1 << c for c in mine) if s == declarer else next(others) for s in range(4)]
+
+
+@pytest.mark.parametrize("stichzwang", [False, True])
+@pytest.mark.parametrize("deck", DECKS)
+def test_solve_played_values_bettel_and_sie_rows(deck, stichzwang):
+    """solve_played gives Bettel rows the exact win and payout (with the opening leader's card values) of the
+    single-position solver (itself checked against the exhaustive oracle above), Sie rows their derived value
+    (won Schwarz) equal to a full search of the Herz solo, and leaves Ramsch rows unsolved; the classic rows of the
+    same call are those of a call without the club rows."""
+    from simkit.engine.game import play_games
+    from simkit.rules.contracts import BETTEL
+    from simkit.solver.api import solve_played
+
+    rules = _rules(deck, stichzwang)
+    rng = random.Random(f"bulk-{deck}-{stichzwang}")
+    n = 12
+    bettel = play_games(5, 0, n, rules, "heuristic", contract="bettel", declarer=1,
+                        hands=np.array([_bettel_hands(rng, deck, 1, low=i % 2 == 0) for i in range(n)], np.uint32))
+    mixed = play_games(6, 0, 60, rules, "heuristic")  # classic rows, some Ramsch
+    sie_decl = [rng.randrange(4) for _ in range(4)]
+    sie = play_games(7, 0, 4, rules, "heuristic", contract="sie", declarer=0,
+                     hands=np.array([_sie_hands(rng, deck, 0) for _ in range(4)], np.uint32))
+    assert (mixed["kind"] == RAMSCH).any() and (sie["kind"] == SIE).all() and sie_decl
+    games = {k: np.concatenate([bettel[k], mixed[k], sie[k]]) for k in bettel if k in mixed and k in sie}
+    games["deal_id"] = np.arange(len(games["kind"]))
+    kind = games["kind"]
+    ws = Workspace(table_bits=18)
+    wins = Counter()
+    for objective in ("win", "payout"):
+        got = solve_played(games, rules, objective, cards=True, workspace=ws)
+        for i in np.flatnonzero((kind == BETTEL) | (kind == SIE)):
+            pos = Position.opening([int(h) for h in games["hands"][i]], Contract(int(kind[i])),
+                                   int(games["declarer"][i]), rules, doublings=int(games["doublings"][i]))
+            sol = solve(pos, objective, workspace=Workspace(table_bits=16))
+            assert got["solved"][i] and got["value"][i] == sol.value, (objective, i)
+            legal = [c for c in range(32) if (int(got["legal"][i]) >> c) & 1]
+            assert legal == sorted(sol.values) and {c: got["card_values"][i, c] for c in legal} == sol.values
+            if objective == "payout":
+                assert got["level"][i] == (5 if kind[i] == SIE else int(sol.value > 0))
+                assert abs(sol.value) == pos.level_payouts[-1]
+            elif kind[i] == BETTEL:
+                wins[sol.value] += 1
+            else:
+                assert sol.value == 1
+        assert not got["solved"][kind == RAMSCH].any() and not got["solved"][kind < 0].any()
+        plain = {k: v for k, v in games.items()}
+        plain["kind"] = np.where(kind >= BETTEL, -1, kind)
+        want = solve_played(plain, rules, objective, workspace=ws)
+        classic = (kind >= 0) & (kind < BETTEL)
+        assert (got["value"][classic] == want["value"][classic]).all() and got["solved"][classic].all()
+        same = solve_played(games, rules, objective, workspace=ws)  # without the card values: the same values
+        assert (same["value"] == got["value"]).all() and (same["solved"] == got["solved"]).all()
+    assert wins[0] > 0 and wins[1] > 0, wins  # both outcomes seen: the test can tell them apart
+    pts = solve_played(games, rules, "points", workspace=ws)
+    assert not pts["solved"][kind == BETTEL].any()  # a Bettel has no points
+    assert pts["solved"][kind == SIE].all() and (pts["value"][kind == SIE] == 120).all()
+    assert solve(Position.opening([int(h) for h in sie["hands"][0]], Contract(SIE), 0, rules), "points").value == 120
+
+
+def test_run_dd_solves_the_bettel_and_sie_rows(tmp_path):
+    """`simkit run --dd --rules club`: Bettel rows get dd_won (the win objective of their opening) and a null
+    dd_points (a Bettel has no points), Sie rows 120 and won, Ramsch rows null in both."""
+    import pyarrow.parquet as pq
+
+    from simkit_cli import read_parts, simkit as cli
+    from simkit.rules.contracts import BETTEL
+    from simkit.solver.api import position_value
+
+    out = tmp_path / "dd"
+    r = cli("run", "--rules", "club", "--deals", "300", "--seed", "3", "--dd", "--store-hands", "--out", out,
+            "--seats", "random[bid_probability=0.3],heuristic,random[bid_probability=0.3],heuristic")
+    assert r.returncode == 0, r.stderr
+    df = read_parts(out)
+    rules = load_ruleset("club")
+    contract = df.contract.astype(str)
+    bettel = df[contract == "bettel"]
+    assert len(bettel) >= 3 and bettel.dd_won.notna().all() and bettel.dd_points.isna().all()
+    for _, row in bettel.iterrows():
+        hands = [int(row[f"hand_{s}"]) for s in range(4)]
+        pos = Position.opening(hands, Contract(BETTEL), int(row.declarer), rules)
+        assert bool(row.dd_won) == bool(position_value(pos, "win"))
+    ramsch = df[contract == "ramsch"]
+    assert len(ramsch) > 0 and ramsch.dd_won.isna().all() and ramsch.dd_points.isna().all()
+    sie = df[contract == "sie"]
+    assert (sie.dd_points == 120).all() and sie.dd_won.all()
+    assert pq.read_schema(sorted(out.glob("part-*.parquet"))[0]).field("dd_points").type == "uint8"

@@ -19,7 +19,9 @@ declarer takes no trick: a Bettel has no card points to play for), the declarer 
 **Ramsch** is graded under ``points`` whatever the objective asked, each card from its own player's view: the
 values are the mover's own final card points with the other three against him (a bound, not the four-player
 game's value), his loss the played card's value minus the best (lowest) one; a blunder is a loss of 10 points or
-more. A Ramsch has no declaring side, so no outcome levels, no decisive mistake and no value after each trick.
+more. A Ramsch has no declaring side, so no outcome levels, no decisive mistake and no value after each trick. A
+**Sie** is graded as the Herz solo it is under the objective asked: its holder takes every trick whatever anyone
+plays, so every card is a best card (loss 0) and the game is won Schwarz from the opening on.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 
 from simkit.analyze.records import GameRecord
 from simkit.cards import cards_of, format_card
-from simkit.rules.contracts import BETTEL, RAMSCH
+from simkit.rules.contracts import BETTEL, RAMSCH, SIE
 from simkit.solver import Position, Workspace, threshold
 from simkit.solver.api import final_value, solve_line
 
@@ -53,6 +55,8 @@ def _level(opening: Position, plays, i: int, value: int, objective: str, ws: Wor
     ``objective`` is ``value``."""
     if objective == "win":
         return int(value)
+    if opening.contract.kind == SIE:  # won Schwarz whatever is played (its six payout levels are one price)
+        return WON_SCHWARZ
     if objective == "payout":
         return opening.level_payouts.index(value)
     n = opening.rules.hand_size

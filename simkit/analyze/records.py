@@ -72,8 +72,8 @@ def _players(value) -> tuple[str, str, str, str]:
 
 
 #: the contracts the solver grades beyond the classic six (docs/analyze.md): a Bettel (win), a Ramsch (each seat's
-#: own points, from its view)
-GRADED_CLUB = ("bettel", "ramsch")
+#: own points, from its view), a Sie (the Herz solo it is: every card loses nothing)
+GRADED_CLUB = ("bettel", "ramsch", "sie")
 
 
 def _played(record, line: int, rules: Ruleset | str | None, conceded: bool = False,

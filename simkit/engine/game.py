@@ -536,7 +536,7 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
         _info_start_play(info)
         htm = np.int64(suit_mask[v, TRUMP])  # the contract's trumps (= heuristic._trump_mask for the classic six)
         stich = stichzwang and k == BETTEL
-        classic = k < BETTEL  # the native entries (people, pimc) know only the six classic contracts
+        classic = k < BETTEL  # the native play entries (people) know only the six classic contracts
         sv = strength[v]
         ev = eff_suit[v]
         leader = 0
@@ -582,9 +582,9 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
                     else:  # the decision entry is given the heuristic's card (pimc: its tie-break), or it is the card
                         c = _h_play(hand, legal, seat, p_info, p_strength, p_eff, _data_ptr(configs[seat]), deck,
                                     htm, deck & ~played & ~hand, best_card if kk > 0 else -1, best_seat, tp)
-                        # pimc's search values a Bettel too (simkit.solver: a Bettel is milliseconds); a Ramsch
-                        # opening takes it about a second a world, so there pimc plays as the heuristic
-                        if natives[seat, N_DECIDE] != 0 and (classic or k == BETTEL):
+                        # asked in every contract: the entry chooses what it searches (pimc: a Bettel; a Ramsch
+                        # only near its end, where a world fits its node budget; a Sie never)
+                        if natives[seat, N_DECIDE] != 0:
                             c = decide_at(natives[seat, N_DECIDE], hand, legal, seat, info, strength, eff_suit,
                                           params, configs[seat], c, suit_mask, lorder, n_trumps, lauf_min,
                                           base_price, points, decide_ws)

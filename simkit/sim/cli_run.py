@@ -40,7 +40,8 @@ def register(app: typer.Typer) -> None:
         store_bids: bool = typer.Option(False, "--store-bids",
                                         help="Add bid_0..bid_3, kontra_seat and re_seat columns."),
         dd: bool = typer.Option(False, "--dd", help="Add dd_points and dd_won: the double-dummy value of each "
-                                                    "opening (all hands open; milliseconds a deal)."),
+                                                    "opening (all hands open; milliseconds a deal; null for a Ramsch, a "
+                                                    "Bettel has dd_won only)."),
         store_play: bool = typer.Option(False, "--store-play",
                                         help="Add play (every card in play order), kontra_seat and re_seat: the "
                                              "games `simkit export` writes as replay records."),

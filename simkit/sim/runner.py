@@ -243,16 +243,25 @@ def sessions_columns(games: dict[str, np.ndarray], opts: RunOptions, stock: int)
 
 def dd_columns(games: dict[str, np.ndarray], rules: Ruleset) -> dict[str, np.ndarray]:
     """``dd_points`` (the declaring side's double-dummy card points from the opening), ``dd_won`` (a Tout: every
-    trick) and ``dd_solved`` (False for passed deals) of played deals."""
+    trick; a Bettel: no trick for the declarer) and ``dd_solved`` (False for passed deals and a Ramsch, which has
+    no four-player value) of played deals. A Bettel has no points objective: its ``dd_points`` is written null
+    (simkit.sim.schema), its ``dd_won`` is solved."""
+    from simkit.rules.contracts import BETTEL
     from simkit.solver.api import solve_played
 
     points = solve_played(games, rules, "points")
+    solved = points["solved"].copy()
     won = points["value"] >= 61
     tout = np.asarray(games["tout"], np.bool_) & points["solved"]
     if tout.any():  # a Tout is won by every trick, not by 61 points
         only_touts = dict(games, declarer=np.where(tout, games["declarer"], -1))
         won = np.where(tout, solve_played(only_touts, rules, "win")["value"] == 1, won)
-    return {"dd_points": points["value"].astype(np.uint8), "dd_won": won, "dd_solved": points["solved"]}
+    bettel = np.asarray(games["kind"]) == BETTEL
+    if bettel.any():  # won by taking no trick
+        only_bettel = dict(games, kind=np.where(bettel, games["kind"], -1))
+        won = np.where(bettel, solve_played(only_bettel, rules, "win")["value"] == 1, won)
+        solved |= bettel
+    return {"dd_points": points["value"].astype(np.uint8), "dd_won": won, "dd_solved": solved}
 
 
 class ShardStats:

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from simkit.cards import SUIT_NAMES
-from simkit.rules.contracts import KIND_NAMES
+from simkit.rules.contracts import BETTEL, KIND_NAMES
 from simkit.sim import arrow
 
 #: contract column values; index = kind + 1 (kind -1 is a passed deal)
@@ -101,9 +101,9 @@ def columns_from_games(g: dict[str, np.ndarray], schema_: pa.Schema) -> pa.Table
         "doubling": g["doublings"],
         "impossible": g.get("impossible", np.zeros(n, np.bool_)),
     }
-    if "dd_points" in g:  # null where the deal was passed
+    if "dd_points" in g:  # null where the deal was passed or a Ramsch; dd_points also for a Bettel (no points)
         unsolved = ~np.asarray(g["dd_solved"], np.bool_)
-        cols["dd_points"] = arrow.column(g["dd_points"], pa.uint8(), null=unsolved)
+        cols["dd_points"] = arrow.column(g["dd_points"], pa.uint8(), null=unsolved | (kind == BETTEL))
         cols["dd_won"] = arrow.column(g["dd_won"], pa.bool_(), null=unsolved)
     if "play" in schema_.names:  # the kernel's trace of the cards played; null where nothing was played
         cols["play"] = play_column(g["trace_played"], kind < 0, schema_.field("play").type)

@@ -458,11 +458,17 @@ def warm_up(*kernels: str, notice: bool = True) -> None:
 def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points", *, cards: bool = False,
                  workspace: Workspace | None = None, node_limit: int | None = None) -> dict[str, np.ndarray]:
     """Solve the opening position of each deal of ``games`` (the columns of ``simkit.engine.game.play_games``) as
-    the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals and for the
-    club contracts Bettel, Sie and Ramsch, which the solver has no objective for yet), ``solved``,
+    the contract actually played. Returns ``value`` (int32; 0 and ``solved`` False for passed deals), ``solved``,
     ``nodes``, with ``payout`` also ``level`` (int8: the level of the payout chain, 0 lost schwarz .. 5 won
     schwarz, a Tout 0 lost or 1 won), and with ``cards`` ``card_values`` (int32[n, 32], by card) and ``legal``
-    (uint32 mask) of the opening leader's cards."""
+    (uint32 mask) of the opening leader's cards.
+
+    The club contracts (docs/solver.md, "Club contracts"): a **Bettel** row is solved exactly for ``win`` (1 iff
+    the declarer takes no trick) and ``payout`` (level 0 lost, 1 won), one position at a time (milliseconds a
+    deal); it has no ``points`` objective, so under ``points`` it is left unsolved. A **Sie** row needs no search:
+    its holder takes every trick whatever is played, so it is 120 points, won (1), and its price (level 5, won
+    Schwarz), every card of the leader alike. A **Ramsch** row is always left unsolved: it has no four-player value
+    (the solver values a Ramsch only from one seat's view, a bound)."""
     from simkit.reference import contract_from_row
     from simkit.rules.tables import V_FARBGEIER, V_FARBWENZ, V_GEIER, V_SOLO, V_WENZ
     from simkit.solver.bulk import SKIPPED, solve_rows
@@ -475,7 +481,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
     suit = np.asarray(games["suit"], np.int64)
     tout = np.asarray(games["tout"], np.bool_)
     declarer = np.asarray(games["declarer"], np.int64).copy()
-    declarer[(kind < 0) | (kind >= BETTEL)] = -1  # skipped like passed deals: no objective for the club contracts
+    declarer[(kind < 0) | (kind >= BETTEL)] = -1  # the bulk kernel: the classic contracts (the club ones below)
     n = len(kind)
     variant = np.zeros(n, np.int64)
     variant[kind == 1] = V_SOLO + suit[kind == 1]
@@ -521,6 +527,7 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
                 for c in range(32):
                     if (lm >> c) & 1:
                         card_values_[i, c] = table[card_values_[i, c]]
+    _club_rows(games, rules, objective, cards, ws, node_limit, value, level, solved, nodes, card_values_, legal)
     out = {"value": value.astype(np.int32), "solved": solved, "nodes": nodes}
     if objective == "payout":
         out["level"] = level.astype(np.int8)
@@ -528,6 +535,45 @@ def solve_played(games: dict[str, np.ndarray], rules, objective: str = "points",
         out["card_values"] = card_values_.astype(np.int32)
         out["legal"] = legal.astype(np.uint32)
     return out
+
+
+def _club_rows(games, rules, objective, cards, ws, node_limit, value, level, solved, nodes, card_values_, legal):
+    """Fill the Bettel and Sie rows of :func:`solve_played`'s columns (in place). A Bettel is solved through the
+    single-position API (its objective, Stichzwang and table-key bit live in :func:`_kernel_position`); a Sie is
+    derived: won Schwarz whatever anyone plays (RULES.md 4.3; tests/test_solver_club.py checks it against the
+    search)."""
+    from simkit.rules.contracts import Contract
+
+    kind = np.asarray(games["kind"], np.int64)
+    asked = np.asarray(games["declarer"], np.int64) >= 0  # a negative declarer skips a row (as the bulk kernel)
+    rows = np.flatnonzero(asked & ((kind == SIE) | ((kind == BETTEL) & (objective != "points"))))
+    dbl = np.asarray(games["doublings"], np.int64) if "doublings" in games else np.zeros(len(kind), np.int64)
+    for i in rows:
+        hands = [int(h) for h in games["hands"][i]]
+        pos = Position.opening(hands, Contract(int(kind[i])), int(games["declarer"][i]), rules,
+                               doublings=int(dbl[i]))  # the row's Kontra/Re, as the classic rows' payout
+        if kind[i] == SIE:
+            lv = 5 if objective == "payout" else 1
+            v = {"points": 120, "win": 1, "payout": pos.level_payouts[5]}[objective]
+            values = {c: v for c in pos.legal_cards()}
+            n_nodes = 0
+        else:
+            try:
+                if cards:
+                    sol = solve(pos, objective, workspace=ws, node_limit=node_limit)
+                    v, values, n_nodes = sol.value, sol.values, sol.nodes
+                else:
+                    v, n_nodes = position_value(pos, objective, workspace=ws, node_limit=node_limit), ws.nodes
+            except SolverError as e:
+                raise SolverError(f"deal {int(games['deal_id'][i])}: {e}") from None
+            lv = pos.level_payouts.index(v) if objective == "payout" else v
+        value[i], level[i], solved[i], nodes[i] = v, lv, True, n_nodes
+        if cards:
+            lm = 0
+            for c, x in values.items():
+                card_values_[i, c] = x
+                lm |= 1 << c
+            legal[i] = lm
 
 
 def _played_levels(games, objective, tout, hand_size) -> np.ndarray:

@@ -33,7 +33,12 @@ Config (appended to the heuristic's; docs/strategies.md):
 up; a world whose own solve needs more is left out; with no world solved the heuristic's card is played);
 ``win_only_tricks`` the first tricks in which a world is asked only whether each card wins; ``bid_weight`` the
 heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_temperature``, ``infer_candidates``,
-``infer_bids`` the inference above.
+``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched.
+
+The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
+with the other three against it (a bound, docs/solver.md), but only once the seat holds at most ``ramsch_cards``
+cards: before that a Ramsch world needs far more nodes than the budget (docs/strategies.md, "Ramsch"), so the
+heuristic's card is played. A Sie cannot be lost: never searched.
 """
 
 from __future__ import annotations
@@ -42,10 +47,10 @@ import numpy as np
 from numba import njit
 
 from simkit.engine import kernel as _kernel
-from simkit.engine.bits import cttz
+from simkit.engine.bits import cttz, popcount
 from simkit.engine.jitcache import Linked, files, requires, source_stamp, stamp, stamp_module, unliteral
 from simkit.engine.kernel import laufende, score
-from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL
+from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SIE
 from simkit.rules.tables import P_RUN_AWAY_MIN, P_STICHZWANG
 from simkit.solver import jit as _solver_jit
 from simkit.solver.search import (
@@ -108,6 +113,8 @@ _OWN = (
     ("infer_candidates", 8.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
                               "likelihood; 1: solve the sampled worlds, each weighted by its likelihood"),
     ("infer_bids", 1.0, "inference: 1: the other seats' bids and passes count too (the people bidding model)"),
+    ("ramsch_cards", 5.0, "a Ramsch: search only once the seat holds at most this many cards (earlier a Ramsch "
+                          "world rarely fits node_budget), before that play the heuristic's card; 0: never search"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -119,6 +126,7 @@ C_WIN_ONLY_TRICKS = N_HEURISTIC + 2
 C_BID_WEIGHT = N_HEURISTIC + 3
 C_INFERENCE, C_INFER_FLOOR, C_INFER_TEMPERATURE, C_INFER_CANDIDATES, C_INFER_BIDS = range(N_HEURISTIC + 4,
                                                                                         N_HEURISTIC + 9)
+C_RAMSCH_CARDS = N_HEURISTIC + 9
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 256
@@ -257,6 +265,12 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     for c in range(32):
         sums[c] = 0
     thr[16] = 0
+    kind = info[I_KIND]
+    # which decisions are searched at all (the kernel asks every one; docs/strategies.md): a Sie cannot be lost, so
+    # every card is as good; a Ramsch only near its end: with more cards a world needs 10^5..10^6 nodes (measured,
+    # BENCHMARKS.md), far over the budget, and a search that is cut off costs the budget and decides nothing
+    if kind == SIE or (kind == RAMSCH and popcount(hand) > np.int64(config[C_RAMSCH_CARDS])):
+        return heur_card
     n_worlds = np.int64(config[C_WORLDS])
     budget = np.int64(config[C_NODE_BUDGET])
     if budget <= 0:
@@ -265,7 +279,6 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
         return heur_card
     v = info[I_VARIANT]
-    kind = info[I_KIND]
     decl = info[I_DECLARER]
     tout = info[I_TOUT] != 0
     dbl = info[I_DOUBLINGS]
