@@ -116,13 +116,12 @@ def _gains(score, y, th, raise_):
     play does not depend on knocks), so with O other knocks the seat gets y 2^(O+1) knocking, y 2^O' not.
     Returns (gain float[n, 4], earlier knocks int[n, 4])."""
     gain = np.zeros_like(y)
-    before = None
+    before = np.zeros(y.shape, np.int64)
     for s in range(4):
         k1, before_s = _knocks(score, th, raise_, s, True)
         k0, _ = _knocks(score, th, raise_, s, False)
         gain[:, s] = y[:, s] * (2.0 ** k1.sum(1) - 2.0 ** k0.sum(1))
-        if s == 0:
-            before = before_s
+        before[:, s] = before_s[:, s]  # the knocks of the seats before s: the policy's, whatever s does
     return gain, before
 
 

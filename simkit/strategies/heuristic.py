@@ -100,12 +100,12 @@ _CONFIG = (
     ("k_unter", 0.57, "Klopfen: extra score per Unter among the cards seen"),
     ("k_ace", 0.57, "Klopfen: score per side ace among the cards seen"),
     ("k_forehand", 0.02, "Klopfen: score of sitting at seat 0"),
-    ("th_klopfen", 2.06, "long deck: knock when the Klopfen score of the cards seen reaches this (plus the raise "
+    ("th_klopfen", 2.09, "long deck: knock when the Klopfen score of the cards seen reaches this (plus the raise "
                          "per earlier knock; best responses on club self-play, docs/heuristic.md)"),
-    ("th_klopfen_short", 1.73, "the same in the short deck"),
+    ("th_klopfen_short", 2.09, "the same in the short deck"),
     ("th_klopfen_raise", 0.0, "long deck: the Klopfen threshold rises by this for every earlier knock (a knock "
                               "before mine hints at a strong hand elsewhere and doubles my stake too)"),
-    ("th_klopfen_raise_short", 0.32, "the same in the short deck"),
+    ("th_klopfen_raise_short", 0.0, "the same in the short deck"),
     ("bettel_max_danger", 4.0, "long deck: declare Bettel when the hand's danger (heuristic.bettel_danger: the "
                                "opponents' cards under each own card beyond the own cards under it, summed) is at "
                                "most this (the heuristic then wins 4 Bettels in 5 against itself)"),
