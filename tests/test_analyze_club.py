@@ -164,3 +164,65 @@ def test_sie_is_graded_every_card_loses_nothing(tmp_path):
     assert r.returncode == 0, r.stderr
     head = json.loads(r.stdout)
     assert head["games"] == len(recs) and head["bad_records"] == 0
+
+
+def test_the_summary_of_a_mixed_file_keeps_each_unit_apart(tmp_path):
+    """The demo file holds classic games, Bettels and Ramsch games: three units (the objective's card points, games
+    won or lost, a Ramsch player's own points). No summary mean mixes them: the headline mean loss is null, each
+    unit has its line (by_unit), computed over its own contracts only, and the player and role tables name the
+    unit of each row. ``--objective win`` puts the classic games and the Bettels in one unit (both games)."""
+    import polars as pl
+
+    recs = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
+    games = tmp_path / "mixed.jsonl"  # the demo, every record with the same four players
+    games.write_text("\n".join(json.dumps(dict(x, players=["A", "B", "C", "D"])) for x in recs) + "\n")
+    out = tmp_path / "an"
+    r = cli("analyze", games, "--out", out, "--rules", "club", "--workers", "1")
+    assert r.returncode == 1  # the demo's Sie and thrown-in records cannot be graded
+    for unit in ("card points (the declaring side's)", "games (1 = the card lost the game)",
+                 "the mover's own card points in a Ramsch"):
+        assert unit in " ".join(r.stdout.split())
+    head = json.loads((out / "summary.json").read_text())
+    assert head["mean_loss"] is None and head["unit"].startswith("mixed")
+    units = {u["graded"]: u for u in head["by_unit"]}
+    assert set(units) == {"points", "win", "ramsch"}
+    assert units["win"]["contracts"] == "bettel" and units["ramsch"]["contracts"] == "ramsch"
+    d = pl.read_parquet(out / "decisions.parquet").filter(~pl.col("forced"))
+    g = pl.read_parquet(out / "games.parquet")
+    for graded, sel in (("win", pl.col("contract") == "bettel"), ("ramsch", pl.col("contract") == "ramsch"),
+                        ("points", ~pl.col("contract").is_in(["bettel", "ramsch"]))):
+        part = d.filter(sel)
+        assert units[graded]["choices"] == part.height > 0
+        assert abs(units[graded]["mean_loss"] - part["loss"].mean()) < 1e-9
+        assert units[graded]["blunders"] == part["blunder"].sum()
+        assert units[graded]["games"] == g.filter(sel).height
+    roles = pl.read_csv(out / "tables" / "loss_by_role.csv")
+    assert roles.filter(pl.col("contract") == "ramsch")["unit"].str.contains("Ramsch").all()
+    assert roles.filter(pl.col("contract") == "bettel")["unit"].str.starts_with("games").all()
+    assert pl.read_csv(out / "tables" / "swings.csv")["graded"].unique().to_list() == ["points"]
+    players = pl.read_csv(out / "tables" / "by_player.csv")
+    assert players.height == 12 and players.select("player", "unit").is_unique().all()  # 4 players x 3 units
+    a_ramsch = players.filter((pl.col("player") == "A") & pl.col("unit").str.contains("Ramsch"))
+    assert abs(a_ramsch["mean_loss"][0] - d.filter((pl.col("contract") == "ramsch") & (pl.col("player") == "A"))[
+        "loss"].mean()) < 1e-9
+    # under --objective win the classic games are counted in games as the Bettels are: one unit with both
+    out2 = tmp_path / "win"
+    cli("analyze", games, "--out", out2, "--rules", "club", "--workers", "1", "--objective", "win")
+    head2 = json.loads((out2 / "summary.json").read_text())
+    assert {u["graded"] for u in head2["by_unit"]} == {"win", "ramsch"}
+    assert "bettel" in next(u for u in head2["by_unit"] if u["graded"] == "win")["contracts"].split(", ")
+
+
+def test_a_file_of_one_unit_keeps_its_headline_mean(tmp_path):
+    """Classic games only: one unit, and the headline mean loss is its mean (as before club records)."""
+    import polars as pl
+
+    recs = [json.loads(x) for x in DEMO.read_text().splitlines() if x.strip()]
+    classic = [x for x in recs if x.get("contract") in ("rufspiel", "solo", "wenz")]
+    games = tmp_path / "classic.jsonl"
+    games.write_text("\n".join(json.dumps(x) for x in classic) + "\n")
+    r = cli("analyze", games, "--out", tmp_path / "an", "--rules", "club", "--workers", "1", "--json")
+    head = json.loads(r.stdout)
+    d = pl.read_parquet(tmp_path / "an" / "decisions.parquet").filter(~pl.col("forced"))
+    assert [u["graded"] for u in head["by_unit"]] == ["points"] and head["unit"].startswith("card points")
+    assert abs(head["mean_loss"] - d["loss"].mean()) < 1e-9

@@ -14,7 +14,7 @@ from simkit.engine.game import play_games
 from simkit.evaluate import EvaluateError, declarations, evaluate, sample_deals
 from simkit.evaluate.api import CLUB_KEYS, JSON_KEYS, _label
 from simkit.rules import Contract, load_ruleset
-from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SOLO
+from simkit.rules.contracts import BETTEL, KIND_NAMES, RAMSCH, RUFSPIEL, SOLO
 from simkit.strategies import StrategyError
 from simkit.strategies.api import PASS
 
@@ -292,22 +292,29 @@ def test_a_hopeless_hand_plays_bettel_and_the_sie_hand_sie():
 
 def test_stock_change_is_the_runs_settlement_deal_by_deal():
     """With ``all_pass = "stock"`` each option's payout adds the seat's share of the stock: the run's settlement
-    (simkit.sim.stock) of each deal alone, starting with the given stock; knocks double a throw-in's payment."""
+    (simkit.sim.stock, which stock_change calls) of each deal alone, starting with the given stock, checked here
+    against the referee's settle_stock (written apart from it); knocks double a throw-in's payment."""
     from simkit.evaluate.api import stock_change
-    from simkit.sim.stock import settle_rows
+    from simkit.reference import GameResult, settle_stock
 
     rules = load_ruleset("sauspiel").replace(all_pass="stock", klopfen=True)
     g = play_games(4, 0, 400, rules)
     k = g["knocked"].astype(np.int64)
     knocks = sum((k >> s) & 1 for s in range(4))
-    assert (g["kind"] < 0).any() and (g["kind"] == RUFSPIEL).any() and knocks.any()
+    assert (g["kind"] < 0).any() and (g["kind"] == RUFSPIEL).any() and knocks.any() and g["won"].any()
     for stock in (0, 60):
-        mine = stock_change(g, g["won"], knocks, rules, stock)
+        mine = stock_change(g, g["won"], g["knocked"], rules, stock)
+        unknocked = stock_change(g, g["won"], None, rules, stock)
         for i in range(len(knocks)):
-            one = settle_rows(g["kind"][i:i + 1], g["declarer"][i:i + 1], g["partner"][i:i + 1], g["won"][i:i + 1],
-                              g["knocked"][i:i + 1], g["payouts"][i:i + 1], np.zeros(1, np.bool_), rules,
-                              impossible=g["impossible"][i:i + 1], stock=stock)
-            np.testing.assert_array_equal(g["payouts"][i] + mine[i], one["payouts"][0], err_msg=str(i))
+            kind = int(g["kind"][i])
+            result = None if kind < 0 else GameResult(
+                contract=KIND_NAMES[kind], suit=None, tout=False, declarer=int(g["declarer"][i]),
+                partner=None if g["partner"][i] < 0 else int(g["partner"][i]), declarer_points=0, declarer_tricks=0,
+                won=bool(g["won"][i]), schneider=False, schwarz=False, laufende=0, laufende_mit=False,
+                laufende_paid=False, doublings=0, price=0, payouts=(0, 0, 0, 0), knocks=int(knocks[i]))
+            for got, kn in ((mine, int(knocks[i])), (unknocked, 0)):
+                changes, _ = settle_stock(rules, result, stock, kn)
+                assert tuple(int(x) for x in got[i]) == changes, (i, stock, kn)
     hand = "E7 EK GA G9 S8 HO HU H7"
     empty = evaluate(hand, rules=rules, deals=800, seed=2, workers=1).set_index("declaration")
     full = evaluate(hand, rules=rules, deals=800, seed=2, workers=1, stock=200).set_index("declaration")

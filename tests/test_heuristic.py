@@ -350,7 +350,7 @@ from simkit.rules.contracts import BETTEL, RAMSCH, SIE, Contract  # noqa: E402
 from simkit.rules.ruleset import load_ruleset  # noqa: E402
 from simkit.rules.tables import P_ENABLED, P_STICHZWANG, V_BETTEL, V_RUFSPIEL, V_SOLO  # noqa: E402
 from simkit.strategies.api import (  # noqa: E402
-    I_HISTORY_CARDS, I_HISTORY_LEADER, I_TRICK_NO, I_TRICKS_WON, PHASE_KLOPFEN,
+    I_HISTORY_CARDS, I_HISTORY_LEADER, I_KNOCKED, I_TRICK_NO, I_TRICKS_WON, PHASE_KLOPFEN,
 )
 
 CLUB = build_tables(load_ruleset("club"))
@@ -520,10 +520,11 @@ def test_ramsch_stops_a_durchmarsch():
     assert _club_play("EU S7 SZ", info) == "SZ"
 
 
-def _knock(cards, seat=1, tables=CLUB):
+def _knock(cards, seat=1, tables=CLUB, knocked=0, config=CFG):
     info = bidding_info()
     info[I_PHASE] = PHASE_KLOPFEN
-    return h.klopfen(np.int64(mask(cards)), seat, info, tables.strength, tables.eff_suit, tables.params, CFG)
+    info[I_KNOCKED] = knocked
+    return h.klopfen(np.int64(mask(cards)), seat, info, tables.strength, tables.eff_suit, tables.params, config)
 
 
 def test_klopfen_on_a_strong_part_hand_only():
@@ -532,6 +533,64 @@ def test_klopfen_on_a_strong_part_hand_only():
     assert _knock("H7 H8 G9 SK") == 0
     assert _knock("EO GU EA", tables=CLUB_SHORT) == 1
     assert _knock("E9 GK SA", tables=CLUB_SHORT) == 0
+
+
+def test_earlier_knocks_raise_the_klopfen_threshold():
+    """The threshold rises by th_klopfen_raise(_short) per earlier knock (the fit finds 0 at its margin of one
+    base price, docs/heuristic.md; here a raise of 0.3 in each deck). Short deck: EO GU H9 scores
+    0.90 + 0.76 + 0.19 = 1.85 (shipped weights)."""
+    cfg = CFG.copy()
+    cfg[h.C_TH_KLOPFEN_SHORT], cfg[h.C_TH_KLOPFEN_RAISE_SHORT] = 1.8, 0.3
+    cfg[h.C_TH_KLOPFEN], cfg[h.C_TH_KLOPFEN_RAISE] = 2.0, 0.3
+    d = h.DEFAULT_CONFIG
+    assert 1.8 <= 3 * d[h.C_K_TRUMP] + d[h.C_K_OBER] + d[h.C_K_UNTER] < 2.1
+    assert _knock("EO GU H9", seat=2, tables=CLUB_SHORT, config=cfg) == 1
+    assert _knock("EO GU H9", seat=2, tables=CLUB_SHORT, knocked=0b01, config=cfg) == 0
+    assert _knock("EO GU H9", seat=2, tables=CLUB_SHORT, knocked=0b10, config=cfg) == 0
+    strong = "EO GO HU"  # 3 x 0.19 + 2 x 0.71 + 0.57 = 2.56: over the threshold after one knock, not after three
+    assert _knock(strong, seat=3, tables=CLUB_SHORT, knocked=0b001, config=cfg) == 1
+    assert _knock(strong, seat=3, tables=CLUB_SHORT, knocked=0b111, config=cfg) == 0
+    # the long deck reads its own pair: EO GO HU EA scores 3.13, under 2.0 + 4 x 0.3 only
+    assert _knock("EO GO HU EA", seat=3, knocked=0b111, config=cfg) == 1
+    cfg[h.C_TH_KLOPFEN_RAISE] = 0.4
+    assert _knock("EO GO HU EA", seat=3, knocked=0b111, config=cfg) == 0
+    assert _knock("EO GO HU EA", seat=3, knocked=0b111, tables=CLUB) == 1  # shipped: no raise
+
+
+def test_the_klopfen_fit_replays_the_kernels_knocks():
+    """scripts/club_heuristic.py klopfen fits on the knocks it replays from the cards each seat saw: its draw of
+    those cards and its knocking rule must be the kernel's and heuristic._klopfen's (else the fit is of another
+    policy). 20,000 club deals of each deck, every knock the same."""
+    spec = importlib.util.spec_from_file_location("club_heuristic", REPO / "scripts" / "club_heuristic.py")
+    ch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ch)
+    from simkit.engine import game
+    from simkit.engine.game import play_games
+    from simkit.rules.tables import build_tables
+
+    cfg = h.DEFAULT_CONFIG
+    w = np.array([cfg[getattr(h, "C_" + nm.upper())] for nm in ch.K_NAMES])
+    for name, th_at, up_at in (("club", h.C_TH_KLOPFEN, h.C_TH_KLOPFEN_RAISE),
+                               ("club-short", h.C_TH_KLOPFEN_SHORT, h.C_TH_KLOPFEN_RAISE_SHORT)):
+        rules = load_ruleset(name)
+        t = build_tables(rules)
+        rows = play_games(3, 0, 20_000, rules)
+        seen = ch._kernel_seen(3, rows["hands"], t.hand_size, rules.knock_cards, game._SUBSETS, game._N_SUBSETS)
+        k, before = ch._knocks(ch._features(seen.astype(np.uint32), t.params[11]) @ w, cfg[th_at], cfg[up_at])
+        np.testing.assert_array_equal((k * (1 << np.arange(4))).sum(1), rows["knocked"])
+        assert k.any() and (before > 0).any()
+    # and with a raise (the rule the kernel plays with a config of the caller's)
+    cfg = cfg.copy()
+    cfg[h.C_TH_KLOPFEN], cfg[h.C_TH_KLOPFEN_RAISE] = 1.8, 0.4
+    rules = load_ruleset("club")
+    t = build_tables(rules)
+    from simkit.strategies import resolve
+
+    rows = play_games(3, 0, 20_000, rules, seats=(resolve("heuristic").with_config(cfg),) * 4)
+    seen = ch._kernel_seen(3, rows["hands"], t.hand_size, rules.knock_cards, game._SUBSETS, game._N_SUBSETS)
+    k, before = ch._knocks(ch._features(seen.astype(np.uint32), t.params[11]) @ w, 1.8, 0.4)
+    np.testing.assert_array_equal((k * (1 << np.arange(4))).sum(1), rows["knocked"])
+    assert (before[k] > 0).any()
 
 
 def test_no_kontra_in_the_club_contracts_and_re_in_a_sie():

@@ -115,7 +115,8 @@ def test_club_rules(tmp_path):
     assert df.height == 2 * 3000 and df["knocks"].max() > 0
     assert (df.filter(pl.col("contract") == "ramsch")["declarer"] >= 0).all()
     summary = json.loads((tmp_path / "m" / "summary.json").read_text())
-    assert summary["by_knocks"]["heuristic vs random"] == p.by_knocks
+    # compared as JSON: a knock count played once has NaN bounds, and NaN != NaN
+    assert json.dumps(summary["by_knocks"]["heuristic vs random"]) == json.dumps(p.by_knocks)
     assert match(["heuristic", "random"], 300, "sauspiel", workers=1).pairs[0].by_knocks == []
 
     same = match(["heuristic", resolve("heuristic").with_config(heuristic.DEFAULT_CONFIG.copy())], 1500,

@@ -75,6 +75,18 @@ def test_every_session_starts_with_an_empty_stock_and_a_chunk_carries_it():
     assert cont["stock_before"].tolist() == [20, 40]
 
 
+def test_without_carry_every_row_starts_from_the_given_stock():
+    """carry=False (simkit.evaluate's independent deals): each row is settled alone from ``stock``."""
+    rules = stock_rules(price=10)
+    rows = [(PASS, -1, -1, False, 0b1, [0] * 4), (RUF, 1, 3, False, 0, [20, -20, 20, -20]),
+            (RUF, 0, 2, True, 0, [20, -20, 20, -20]), (SOLO, 2, -1, True, 0, [-50, -50, 150, -50])]
+    kind, dec, par, won, kn, pay = (np.array(c) for c in zip(*rows))
+    out = settle_rows(kind, dec, par, won, kn, pay, np.zeros(4, bool), rules, stock=60, carry=False)
+    assert out["stock_before"].tolist() == [60] * 4
+    assert out["stock_after"].tolist() == [140, 120, 0, 60]
+    assert out["payouts"].tolist() == [[-20] * 4, [20, -50, 20, -50], [50, -20, 50, -20], [-50, -50, 150, -50]]
+
+
 def test_the_default_stock_price_is_the_rufspiel_base_and_impossible_rows_are_no_throw_ins():
     rules = load_ruleset("sauspiel").replace(all_pass="stock")
     out = settle_rows(np.array([-1, -1]), np.array([-1, 0]), np.array([-1, -1]), np.zeros(2, bool), None,

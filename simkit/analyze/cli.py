@@ -74,13 +74,18 @@ def _print_summary(head: dict, result, console) -> None:
     rows = [("games graded", f"{head['games']:,}"), ("bad records skipped", f"{head['bad_records']:,}"),
             ("cards", f"{head['decisions']:,} ({head['choices']:,} choices)"),
             ("objective", head["objective"]),
-            ("best cards", f"{100 * (head['best_share'] or 0):.1f}% of choices"),
-            ("mean loss a choice", f"{head['mean_loss'] or 0:.3f}"),
-            ("blunders", f"{head['blunders']:,}"),
-            ("games decided by a mistake", f"{head['games_decided_by_a_mistake']:,}"),
-            ("time", f"{head['seconds']:.1f} s ({rate:,.1f} games/s, median {head['median_ms_per_game'] or 0:.0f} ms "
-                     "a game)"),
-            ("written to", f"{result.out}/ (report.html, decisions.parquet, games.parquet)")]
+            ("best cards", f"{100 * (head['best_share'] or 0):.1f}% of choices")]
+    # the mean loss a line per unit (a Bettel is graded under win, a Ramsch under its own player's points):
+    # no mean mixes two units
+    for u in head.get("by_unit", []):
+        loss = "-" if u["mean_loss"] is None or u["choices"] == 0 else f"{u['mean_loss']:.3f}"
+        rows.append((f"mean loss a choice ({u['graded']})", f"{loss} {u['unit']}; {u['choices']:,} choices, "
+                     f"{u['blunders']:,} blunders in {u['contracts'] or 'no choices'}"))
+    rows += [("blunders", f"{head['blunders']:,}"),
+             ("games decided by a mistake", f"{head['games_decided_by_a_mistake']:,}"),
+             ("time", f"{head['seconds']:.1f} s ({rate:,.1f} games/s, median {head['median_ms_per_game'] or 0:.0f} "
+                      "ms a game)"),
+             ("written to", f"{result.out}/ (report.html, decisions.parquet, games.parquet)")]
     for k, v in rows:
         table.add_row(k, v)
     console.print(table)

@@ -163,6 +163,20 @@ def trick_step(k, seat, e, st, led, best_seat, best_eff, best_str):
 
 
 @njit(cache=True, inline="always")
+def spread(won, price, team, solo):
+    """The payouts of a deal settled at ``price``: each seat of ``team`` (a bit per seat) gets +price if the
+    declaring side ``won`` (else -price), three times that when ``solo`` (one seat against three); every other
+    seat the opposite. Returns (payout0, payout1, payout2, payout3). :func:`score` and :func:`club_score` share it."""
+    sign = price if won else -price
+    mine = 3 * sign if solo else sign
+    p0 = mine if team & 1 else -sign
+    p1 = mine if team & 2 else -sign
+    p2 = mine if team & 4 else -sign
+    p3 = mine if team & 8 else -sign
+    return p0, p1, p2, p3
+
+
+@njit(cache=True, inline="always")
 def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner):
     """Result of a played deal (RULES.md 2.5, 2.6): declaring side's points ``dp`` and tricks ``dt``, hand size
     ``hs``, Laufende ``lauf``; returns (won, schneider, schwarz, price, payout0, payout1, payout2, payout3)."""
@@ -189,12 +203,7 @@ def score(dp, dt, tout, hs, lauf, lauf_min_v, base_v, params, dbl, team, partner
         if schwarz:
             price += params[P_SCHWARZ]
     price = price << np.int64(dbl)
-    sign = price if won else -price
-    mine = sign if partner >= 0 else 3 * sign
-    p0 = mine if team & 1 else -sign
-    p1 = mine if team & 2 else -sign
-    p2 = mine if team & 4 else -sign
-    p3 = mine if team & 8 else -sign
+    p0, p1, p2, p3 = spread(won, price, team, partner < 0)
     return won, schneider, schwarz, price, p0, p1, p2, p3
 
 
@@ -211,11 +220,7 @@ def club_score(sie, dt, hs, base_v, params, dbl, team):
         won = dt == 0
         price = base_v
     price = price << np.int64(dbl)
-    sign = price if won else -price
-    p0 = 3 * sign if team & 1 else -sign
-    p1 = 3 * sign if team & 2 else -sign
-    p2 = 3 * sign if team & 4 else -sign
-    p3 = 3 * sign if team & 8 else -sign
+    p0, p1, p2, p3 = spread(won, price, team, True)
     return won, False, False, price, p0, p1, p2, p3
 
 

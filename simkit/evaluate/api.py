@@ -208,7 +208,7 @@ def _play_chunk(seed, start, m, rules, hand, seat, options, play, stock=0):
             won_decl = g["won"]
         if rules.all_pass == "stock":  # the seat's whole change: the game plus its share of the stock
             # dd values a deal without doublings, so without knocks as well
-            pay[j] += stock_change(g, won_decl, 0 * knocks if dd else knocks, rules, stock)[:, seat]
+            pay[j] += stock_change(g, won_decl, None if dd else g["knocked"], rules, stock)[:, seat]
     return pay, win, schneider, schwarz, knocks, ramsch
 
 
@@ -218,27 +218,18 @@ def _popcount4(bits) -> np.ndarray:
     return (b & 1) + (b >> 1 & 1) + (b >> 2 & 1) + (b >> 3 & 1)
 
 
-def stock_change(g, won, knocks, rules, stock: int) -> np.ndarray:
+def stock_change(g, won, knocked, rules, stock: int) -> np.ndarray:
     """int64[n, 4]: what the stock adds to each seat's payout in deals ``g`` (kernel columns) that each start with
-    ``stock`` in the stock (RULES.md 4.4, docs/club-rules.md "Stock"): a throw-in costs every seat the stock price
-    (x 2^knocks with ``[stock] doubling = "games-and-stock"``); a Rufspiel the declaring pair won pays each of
-    them half the stock, one they lost costs each of them half of it; anything else leaves it alone. ``won``: the
-    declaring side won. The deals of an evaluation are independent (each starts with the same stock), so this is
-    the run's settlement (simkit.sim.stock) row by row without the carry (tested against it)."""
-    kind = np.asarray(g["kind"], np.int64)
-    n = len(kind)
-    out = np.zeros((n, 4), np.int64)
-    passed = (kind < 0) & ~np.asarray(g["impossible"], np.bool_)
-    price = np.int64(rules.stock_price)
-    each = price << np.asarray(knocks, np.int64) if rules.stock.doubling == "games-and-stock" else np.full(n, price)
-    out[passed] -= each[passed][:, None]
-    half = stock // 2
-    ruf = np.flatnonzero(kind == RUFSPIEL)
-    if half and len(ruf):
-        sign = np.where(np.asarray(won, np.bool_)[ruf], half, -half)
-        out[ruf, np.asarray(g["declarer"], np.int64)[ruf]] += sign
-        out[ruf, np.asarray(g["partner"], np.int64)[ruf]] += sign
-    return out
+    ``stock`` in the stock (RULES.md 4.4, docs/club-rules.md "Stock"). ``won``: the declaring side won;
+    ``knocked``: a bit per seat that knocked (None: no knocks). The deals of an evaluation are independent, so this
+    is the run's settlement (simkit.sim.stock.settle_rows) with every row starting from ``stock``: one writing of
+    the rule for runs and evaluations (the referee's stays apart, to check it)."""
+    from simkit.sim.stock import settle_rows
+
+    n = len(g["kind"])
+    settled = settle_rows(g["kind"], g["declarer"], g["partner"], won, knocked, np.zeros((n, 4), np.int64),
+                          np.zeros(n, np.bool_), rules, impossible=g["impossible"], stock=stock, carry=False)
+    return settled["payouts"].astype(np.int64)
 
 
 def _on_declaring_side(g, seat):
@@ -492,6 +483,8 @@ def _stock(stock, rules) -> int:
     if isinstance(stock, bool) or not isinstance(stock, (int, np.integer)) or stock < 0 or stock % 2:
         raise EvaluateError(f"stock must be a non-negative even number (a Rufspiel splits it in halves), not "
                             f"{stock!r}")
+    if stock >= 2**31:  # half of it is a payout (int32 columns, as a run's)
+        raise EvaluateError(f"stock must be below 2^31, not {stock}")
     if stock and rules.all_pass != "stock":
         raise EvaluateError(f"stock applies only with all_pass = \"stock\" (ruleset {rules.name} has all_pass = "
                             f"\"{rules.all_pass}\")")

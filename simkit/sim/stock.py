@@ -37,8 +37,9 @@ class StockError(ValueError):
 
 
 @njit(cache=True)
-def _settle(kind, passed, declarer, partner, won, knocked, payouts, first, stock0, price, knocks_double):
-    """The stock through ``n`` rows: (stock before, stock after, whole changes int64[n, 4], status).
+def _settle(kind, passed, declarer, partner, won, knocked, payouts, first, stock0, price, knocks_double, carry):
+    """The stock through ``n`` rows: (stock before, stock after, whole changes int64[n, 4], status). ``carry``
+    False: every row starts with ``stock0`` (deals settled alone).
 
     status -1: settled; r >= 0: row r overflows (the stock past STOCK_LIMIT or a payout past int32)."""
     n = kind.shape[0]
@@ -47,6 +48,8 @@ def _settle(kind, passed, declarer, partner, won, knocked, payouts, first, stock
     out = np.empty((n, 4), np.int64)
     stock = np.int64(stock0)
     for r in range(n):
+        if not carry:
+            stock = np.int64(stock0)
         if first[r]:  # a session starts with an empty stock
             stock = 0
         before[r] = stock
@@ -84,8 +87,8 @@ def _settle(kind, passed, declarer, partner, won, knocked, payouts, first, stock
     return before, after, out, -1
 
 
-def settle_rows(kind, declarer, partner, won, knocked, payouts, first, rules, *, impossible=None, stock: int = 0
-                ) -> dict[str, np.ndarray]:
+def settle_rows(kind, declarer, partner, won, knocked, payouts, first, rules, *, impossible=None, stock: int = 0,
+                carry: bool = True) -> dict[str, np.ndarray]:
     """Settle the stock through rows in deal order; return ``stock_before``, ``stock_after`` (int64) and
     ``payouts`` (int32[n, 4], each seat's whole change).
 
@@ -93,7 +96,8 @@ def settle_rows(kind, declarer, partner, won, knocked, payouts, first, rules, *,
     per seat that knocked (None: nobody), ``payouts`` the games' payouts [n, 4], ``first`` bool: the row starts a
     session (the stock is emptied before it), ``rules`` the ruleset (``stock_price``, ``stock.doubling``),
     ``impossible``: forced deals that were not played (not throw-ins), ``stock``: the stock before the first row
-    when it does not start a session (a session continued across chunks).
+    when it does not start a session (a session continued across chunks). ``carry`` False: the rows are
+    independent deals that each start with ``stock`` (an evaluation's, simkit.evaluate), nothing carries.
     """
     kind = np.ascontiguousarray(kind, np.int8)
     n = len(kind)
@@ -120,7 +124,8 @@ def settle_rows(kind, declarer, partner, won, knocked, payouts, first, rules, *,
     knocked = np.zeros(n, np.uint8) if knocked is None else np.ascontiguousarray(knocked, np.uint8)
     before, after, out, status = _settle(kind, passed, declarer, partner, np.ascontiguousarray(won, np.bool_),
                                          knocked, payouts, np.ascontiguousarray(first, np.bool_), np.int64(stock),
-                                         np.int64(rules.stock_price), rules.stock.doubling == "games-and-stock")
+                                         np.int64(rules.stock_price), rules.stock.doubling == "games-and-stock",
+                                         bool(carry))
     if status >= 0:
         raise StockError(f"row {status}: the stock ({after[status]:,}) or a payout outgrows its column (the stock "
                          f"doubled too often in one session: use shorter sessions)")

@@ -26,8 +26,8 @@ from simkit.engine.bits import cttz, msb as _msb, popcount
 from simkit.engine.jitcache import jit, source_stamp, stamp_module
 from simkit.strategies.api import (
     BID_SIG, DOUBLE_SIG, I_BIDS, I_DECLARER, I_DOUBLINGS, I_HISTORY_CARDS, I_HISTORY_LEADER, I_KIND, I_LEADER,
-    I_N_IN_TRICK, I_PARTNER_SHOWN, I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_TRICK_NO, I_TRICKS_WON,
-    I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind, bid_suit, sie_mask,
+    I_KNOCKED, I_N_IN_TRICK, I_PARTNER_SHOWN, I_PLAYED, I_PLAYED_BY, I_SEARCHED, I_SUIT, I_TRICK, I_TRICK_NO,
+    I_TRICKS_WON, I_VARIANT, INFO_SIZE, PASS, PLAY_SIG, bid_code, bid_kind, bid_suit, sie_mask,
 )
 
 _HERE = Path(__file__).resolve().parent
@@ -95,14 +95,17 @@ _CONFIG = (
     ("re_value", 1.0, "bidding by value: Re when the declarer's expected payout is at least this many Rufspiel "
                       "base prices"),
     # the club rules (RULES.md 4; docs/heuristic.md "Club rules"): weights fitted by scripts/club_heuristic.py
-    ("k_trump", 0.22, "Klopfen score per trump (Rufspiel order) among the cards seen"),
-    ("k_ober", 0.83, "Klopfen: extra score per Ober among the cards seen"),
+    ("k_trump", 0.19, "Klopfen score per trump (Rufspiel order) among the cards seen"),
+    ("k_ober", 0.71, "Klopfen: extra score per Ober among the cards seen"),
     ("k_unter", 0.57, "Klopfen: extra score per Unter among the cards seen"),
-    ("k_ace", 0.72, "Klopfen: score per side ace among the cards seen"),
+    ("k_ace", 0.57, "Klopfen: score per side ace among the cards seen"),
     ("k_forehand", 0.02, "Klopfen: score of sitting at seat 0"),
-    ("th_klopfen", 2.0, "long deck: knock when the Klopfen score of the cards seen reaches this (from there the "
-                        "seat's mean payout is clearly positive: docs/heuristic.md)"),
-    ("th_klopfen_short", 2.0, "the same in the short deck"),
+    ("th_klopfen", 2.09, "long deck: knock when the Klopfen score of the cards seen reaches this (plus the raise "
+                         "per earlier knock; best responses on club self-play, docs/heuristic.md)"),
+    ("th_klopfen_short", 2.09, "the same in the short deck"),
+    ("th_klopfen_raise", 0.0, "long deck: the Klopfen threshold rises by this for every earlier knock (a knock "
+                              "before mine hints at a strong hand elsewhere and doubles my stake too)"),
+    ("th_klopfen_raise_short", 0.0, "the same in the short deck"),
     ("bettel_max_danger", 4.0, "long deck: declare Bettel when the hand's danger (heuristic.bettel_danger: the "
                                "opponents' cards under each own card beyond the own cards under it, summed) is at "
                                "most this (the heuristic then wins 4 Bettels in 5 against itself)"),
@@ -121,7 +124,8 @@ C_TOUT_SLACK, C_KONTRA_RUFSPIEL, C_KONTRA_SOLO, C_RE_MARGIN, C_TAKE_MIN_POINTS, 
 C_WG_MIN_STAND, C_WG_MIN_STAND_SHORT, C_SOLO_MIN_TRUMPS, C_SOLO_MIN_TRUMPS_SHORT, C_SHORT_SHIFT = range(20, 25)
 C_BIDDING, C_DOUBLING, C_BID_MARGIN, C_BID_MARGIN_SHORT, C_KONTRA_MARGIN, C_RE_VALUE = range(25, 31)
 C_K_TRUMP, C_K_OBER, C_K_UNTER, C_K_ACE, C_K_FOREHAND, C_TH_KLOPFEN, C_TH_KLOPFEN_SHORT = range(31, 38)
-C_BETTEL_MAX_DANGER, C_BETTEL_MAX_DANGER_SHORT, C_BETTEL_STICHZWANG = range(38, 41)
+C_TH_KLOPFEN_RAISE, C_TH_KLOPFEN_RAISE_SHORT = 38, 39
+C_BETTEL_MAX_DANGER, C_BETTEL_MAX_DANGER_SHORT, C_BETTEL_STICHZWANG = range(40, 43)
 assert _N_CONFIG <= 64  # the named entries stay in front of the value table (VALUES_AT)
 
 # The value table (bidding by value) sits behind the named entries, from VALUES_AT on (room is left for the
@@ -494,10 +498,11 @@ def _bid(hand, seat, info, strength, params, config, n_config):
 
 
 @_helper
-def _klopfen(hand, seat, params, config, n_config):
-    """Knock (RULES.md 4.1) when the cards seen (``hand``, part of the hand) predict a clearly positive result:
-    a linear score of their Rufspiel trumps, Ober, Unter and side aces (and forehand), fitted to the payouts of
-    heuristic deals by scripts/club_heuristic.py (docs/heuristic.md)."""
+def _klopfen(hand, seat, knocked, params, config, n_config):
+    """Knock (RULES.md 4.1) when the cards seen (``hand``, part of the hand) make the knock worth it: a linear score
+    of their Rufspiel trumps, Ober, Unter and side aces (and forehand) reaches a threshold that rises with every
+    earlier knock (``knocked``: a bit per seat). Weights and thresholds are fitted on club self-play by
+    scripts/club_heuristic.py (docs/heuristic.md)."""
     if n_config < _N_CONFIG:
         return 0
     tr = hand & _trump_mask(0, 0, params[_P_DECK_MASK])
@@ -505,7 +510,10 @@ def _klopfen(hand, seat, params, config, n_config):
          + config[C_K_UNTER] * popcount(tr & _UNTERS) + config[C_K_ACE] * popcount(hand & _ACES & ~tr))
     if seat == 0:
         s += config[C_K_FOREHAND]
-    th = config[C_TH_KLOPFEN_SHORT] if popcount(params[_P_DECK_MASK]) != 32 else config[C_TH_KLOPFEN]
+    if popcount(params[_P_DECK_MASK]) != 32:
+        th = config[C_TH_KLOPFEN_SHORT] + config[C_TH_KLOPFEN_RAISE_SHORT] * popcount(knocked)
+    else:
+        th = config[C_TH_KLOPFEN] + config[C_TH_KLOPFEN_RAISE] * popcount(knocked)
     return 1 if s >= th - 1e-9 else 0  # the score is a sum of two-decimal weights: no rounding decides
 
 
@@ -1057,7 +1065,8 @@ KLOPFEN_KERNEL_SIG = DOUBLE_KERNEL_SIG
 @_kernel(KLOPFEN_KERNEL_SIG)
 def klopfen_kernel(hand, seat, info_p, params_p, n_params, config_p, n_config):
     """:func:`klopfen` as the whole-deal kernel calls it: the arrays as data pointers (see :func:`play_kernel`)."""
-    return _klopfen(hand, seat, carray(params_p, (n_params,)), carray(config_p, (n_config,)), n_config)
+    return _klopfen(hand, seat, carray(info_p, (INFO_SIZE,))[I_KNOCKED], carray(params_p, (n_params,)),
+                    carray(config_p, (n_config,)), n_config)
 
 
 # The api entry points call the kernel entries (each decision body is compiled once: cold compile time).
