@@ -52,6 +52,18 @@ class _Moments:
         return float(low), float(high)
 
 
+def json_safe(obj):
+    """``obj`` with every non-finite float (the interval of a group played once, the mean of none) as None: JSON
+    has no NaN, and summary.json and ``--json`` must load anywhere."""
+    if isinstance(obj, float):
+        return obj if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
 @dataclass
 class PairResult:
     """A against B: ``mean`` is A's seat pair's payout per deal and play (= B's loss), with its 95% interval."""
@@ -275,4 +287,5 @@ class _DealWriter:
                    "seconds": round(result.seconds, 3),
                    "by_role": {f"{p.a} vs {p.b}": p.by_role for p in result.pairs},
                    "by_knocks": {f"{p.a} vs {p.b}": p.by_knocks for p in result.pairs}}
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        (self.out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2, allow_nan=False) + "\n",
+                                               encoding="utf-8")

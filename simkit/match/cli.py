@@ -31,6 +31,7 @@ def register(app: typer.Typer) -> None:
         deals and a ranking by the mean against all others.
         """
         from simkit.match import MatchError, match
+        from simkit.match.api import json_safe
         from simkit.rules import load_ruleset
 
         rules = bavarian(load_ruleset(rules_spec))
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
         except MatchError as e:
             raise UserError(str(e)) from None
         if as_json:
-            print(json.dumps(result.to_json()))
+            print(json.dumps(json_safe(result.to_json()), allow_nan=False))
             return
         _print(result, stdout())
 
