@@ -160,9 +160,10 @@ def test_same_seed_same_rows_whatever_the_chunks():
 
 
 def test_off_it_bids_and_doubles_as_the_value_table_bidder():
-    """bid_eval and double_eval off (the default): pimc's bids and doublings are the heuristic's, through the new
-    entries; on, under a ruleset the evaluation does not cover (Bettel and Sie, a Ramsch when all pass), too."""
-    for rules, seats in (("sauspiel", "pimc"), ("club", EVAL)):
+    """bid_eval and double_eval off: pimc's bids and doublings are the heuristic's, through the new entries; on (the
+    default), under a ruleset the evaluation does not cover (Bettel and Sie, a Ramsch when all pass), the bids
+    too."""
+    for rules, seats in (("sauspiel", "pimc[bid_eval=0,double_eval=0]"), ("club", EVAL)):
         p = play_games(8, 0, 30, rules, seats)
         h = play_games(8, 0, 30, rules, "heuristic")
         assert np.array_equal(p["bids"], h["bids"]), rules
@@ -174,7 +175,7 @@ def test_on_it_chooses_by_its_worlds():
     """Switched on, pimc's declarations differ from the value-table bidder's on some hands (same deals)."""
     rules = load_ruleset("sauspiel")
     a = play_games(12, 0, 60, rules, EVAL)
-    b = play_games(12, 0, 60, rules, "pimc")
+    b = play_games(12, 0, 60, rules, "pimc[bid_eval=0,double_eval=0]")
     assert (a["bids"] != b["bids"]).any()
 
 

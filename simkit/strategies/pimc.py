@@ -7,10 +7,13 @@ Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and part
 best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
 card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
 
-Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's): by the value table of the
-ruleset's tariff (simkit.strategies.values), so they follow the tariff. Not built: a bidder that values each
-declaration on sampled worlds (a solve of each world's opening per declaration, far slower than a deal's play
-without a prefilter).
+Bidding, Kontra and Re are pimc's own (``bid_eval`` and ``double_eval``, on by default; off, they are the
+heuristic's, whose config is the first part of pimc's: by the value table of the ruleset's tariff,
+simkit.strategies.values): (:func:`bid_eval`, :func:`double_eval`, simkit.strategies.pimc_bid): the mean payout of each
+candidate declaration (and of passing, of Kontra or Re) over worlds consistent with the bids, each played out by
+the heuristic at all four seats and priced by the tariff. Both entries are always brought (slots N_BID_EVAL and
+N_DOUBLE of simkit.strategies.natives); switched off they return the value-table bidder's answer, computed as the
+kernel computes it for a native seat without them, so the rows are those of before.
 
 Inference (``inference`` = 1; simkit.strategies.inference): the worlds are no longer alike. Each is weighed by its
 likelihood under the ``people`` model: the product, over every unforced card another seat played so far (and
@@ -33,7 +36,8 @@ Config (appended to the heuristic's; docs/strategies.md):
 up; a world whose own solve needs more is left out; with no world solved the heuristic's card is played);
 ``win_only_tricks`` the first tricks in which a world is asked only whether each card wins; ``bid_weight`` the
 heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_temperature``, ``infer_candidates``,
-``infer_bids`` the inference above.
+``infer_bids`` the inference above; ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``,
+``bid_eval_slack``, ``bid_eval_margin``, ``double_eval`` the bidding and doubling by its own evaluation.
 """
 
 from __future__ import annotations
@@ -96,7 +100,8 @@ from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 USES_SCRATCH = False
 SLOW = True  # milliseconds a deal: runs use small shards (simkit.sim.runner)
 DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows, "
-               "solves each world for the payout, plays the best mean; bids like the heuristic")
+               "solves each world for the payout, plays the best mean; bids, Kontras and Res by worlds played out "
+               "under the tariff")
 
 _OWN = (
     ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
@@ -114,7 +119,7 @@ _OWN = (
                               "likelihood; 1: solve the sampled worlds, each weighted by its likelihood"),
     ("infer_bids", 1.0, "inference: 1: the other seats' bids and passes count too (the people bidding model)"),
     # bidding and doubling by its own evaluation (simkit.strategies.pimc_bid)
-    ("bid_eval", 0.0, "1: declare by the mean payout of each candidate declaration (and of passing) over worlds "
+    ("bid_eval", 1.0, "1: declare by the mean payout of each candidate declaration (and of passing) over worlds "
                       "played out by the heuristic; 0: as the value-table bidder (the heuristic's)"),
     ("bid_worlds", 32.0, "bid_eval/double_eval: worlds consistent with the bids that are played out"),
     ("bid_min_worlds", 8.0, "bid_eval/double_eval: with fewer consistent worlds found (in 4 x bid_worlds draws) "
@@ -124,7 +129,7 @@ _OWN = (
                             "Rufspiel base prices of the best (and of 0)"),
     ("bid_eval_margin", 0.0, "bid_eval: declare when the best candidate beats passing by at least this many "
                              "Rufspiel base prices"),
-    ("double_eval", 0.0, "1: Kontra and Re by the mean payout over worlds consistent with the bids, played out "
+    ("double_eval", 1.0, "1: Kontra and Re by the mean payout over worlds consistent with the bids, played out "
                          "by the heuristic (against kontra_margin and re_value); 0: as the value-table doubler"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
