@@ -60,7 +60,7 @@ def _python_bid(hand, seat, bids, rng, rules, config, t):
     same stream), each candidate's payout from the whole-deal kernel on the world's hands (a forced contract for
     a declaration, a forced pass for passing), the best mean if it beats passing."""
     info = np.zeros(INFO_SIZE, np.int64)
-    info[I_RNG] = rng
+    info[I_RNG] = rng ^ pimc_bid.BID_SALT  # the bid's own stream
     for s in range(4):
         info[I_BIDS + s] = bids[s] if s < seat else NOT_ASKED
     heur = int(heuristic.bid(np.int64(hand), np.int64(seat), info, t.strength, t.eff_suit, t.params, config))
@@ -141,6 +141,7 @@ def test_the_bid_entry_agrees_with_a_plain_python_version_on_random_hands():
         info[I_BIDS:I_BIDS + 3] = bids[:3]
         got = int(pimc.bid_eval(np.int64(hand), np.int64(seat), info, t.strength, t.eff_suit, t.params, config,
                                 t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, ws))
+        assert info[I_RNG] == rng  # the seat's stream is left as it was
         want = _python_bid(hand, seat, bids, rng, rules, config, t)
         assert got == want, (i, got, want)
         agree += 1

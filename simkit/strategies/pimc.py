@@ -80,6 +80,7 @@ from simkit.strategies.api import (
     I_KIND,
     I_KNOCKED,
     I_PLAYED_BY,
+    I_RNG,
     I_SUIT,
     I_TOUT,
     I_TRICK_NO,
@@ -494,6 +495,20 @@ def _bid_eval(hand, seat, info, strength, eff_suit, params, config, suit_mask, l
                                  n_config)
     if config[C_BID_EVAL] <= 0 or n_config < _heuristic.CONFIG_LEN or not _pimc_bid.evaluable(params):
         return heur
+    # the worlds come from a stream of their own, seeded from the seat's: its card decisions draw what they would
+    # without this bid, as when asked through the record path (which replays no bids)
+    saved = info[I_RNG]
+    info[I_RNG] = saved ^ _pimc_bid.BID_SALT
+    code = _bid_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps,
+                          lauf_min, base_price, points, pw, heur)
+    info[I_RNG] = saved
+    return code
+
+
+@njit(cache=True, inline="always")
+def _bid_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+                   base_price, points, pw, heur):
+    """:func:`_bid_eval` once the evaluation is on: the candidates, the worlds, the best mean."""
     iw = pw[PW_IWORK][IW_BID:IW_BID + _pimc_bid.B_SIZE]
     fw = pw[PW_FWORK][FW_BID:FW_BID + _pimc_bid.BF_SIZE]
     pinfo = iw[_pimc_bid.B_INFO:_pimc_bid.B_INFO + INFO_SIZE]
@@ -564,6 +579,18 @@ def _double_eval(hand, seat, info, strength, eff_suit, params, config, suit_mask
     declaring = seat == decl or (kind == RUFSPIEL and ((hand >> np.int64(8 * su + 7)) & 1) == 1)
     if declaring == (dbl == 0):  # Kontra is the defenders', Re the declaring side's
         return 0
+    saved = info[I_RNG]  # a stream of its own, as the bid's
+    info[I_RNG] = saved ^ _pimc_bid.DOUBLE_SALT
+    a = _double_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps,
+                          lauf_min, base_price, points, pw, heur, kind, su, decl, dbl)
+    info[I_RNG] = saved
+    return a
+
+
+@njit(cache=True, inline="always")
+def _double_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+                      base_price, points, pw, heur, kind, su, decl, dbl):
+    """:func:`_double_eval` once the evaluation is on: 1 for Kontra or Re."""
     iw = pw[PW_IWORK][IW_BID:IW_BID + _pimc_bid.B_SIZE]
     pinfo = iw[_pimc_bid.B_INFO:_pimc_bid.B_INFO + INFO_SIZE]
     world = iw[_pimc_bid.B_WORLD:_pimc_bid.B_WORLD + 4]

@@ -82,6 +82,10 @@ DEPENDENCIES = sorted(set(files("strategies/pimc_bid", "rules/tables") + _heuris
                           + _kernel.DEPENDENCIES + _infostate.DEPENDENCIES + _API_DEPS))
 
 _BETTEL, _SIE = 6, 7
+#: the bid's and the doubling's worlds are drawn from the seat's stream XOR these (and the stream is restored after),
+#: so the seat's card decisions draw what they would without them
+BID_SALT = np.int64(0x3C6EF372FE94F82B)
+DOUBLE_SALT = np.int64(0x1F83D9ABFB41BD6B)
 #: the most candidate declarations evaluated (besides passing)
 MAX_CAND = 8
 # the integer work words (pimc's workspace, PW_IWORK from its offset IW_BID): a playout's info, the world's hands,
