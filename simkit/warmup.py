@@ -49,9 +49,11 @@ def _people() -> None:
 
 
 def _pimc() -> None:
-    from simkit.strategies.pimc import DECIDE
+    from simkit.strategies.pimc import BID_EVAL, DECIDE, DOUBLE_EVAL
 
     DECIDE.ensure()
+    BID_EVAL.ensure()  # its bid and Kontra/Re by worlds played out (simkit.strategies.pimc_bid)
+    DOUBLE_EVAL.ensure()
 
 
 def _search() -> None:
@@ -146,7 +148,7 @@ KERNELS: dict[str, Kernel] = {k.name: k for k in (
     Kernel("search", "the solver's search", "solver", _search, True),
     *(Kernel(k, f"the solver ({k})", "solver", _solver(k), True)
       for k in ("solve", "line", "value", "threshold", "many")),
-    Kernel("pimc", "pimc's decision kernel", "solver", _pimc, True),
+    Kernel("pimc", "pimc's decision, bidding and doubling kernels", "solver", _pimc, True),
     Kernel("random-play", "the random-play kernels", "engine", _random_play, True),
     Kernel("deal", "the dealer", "engine", _deal, True),
     Kernel("ceiling", "the ceiling kernel", "engine", _ceiling, True),

@@ -352,7 +352,9 @@ def test_pimc_plays_legal_complete_games_and_differs_from_the_heuristic():
     invariants, and pimc does not merely copy the heuristic."""
     from simkit.engine.game import play_games
 
-    strat = _small_pimc()
+    cfg = _small_pimc().config.copy()
+    cfg[pimc.C_BID_EVAL] = cfg[pimc.C_DOUBLE_EVAL] = 0  # bidding as the value-table bidder (the heuristic)
+    strat = _small_pimc().with_config(cfg)
     for preset in ("sauspiel", "sauspiel-short"):
         p = play_games(2, 0, 30, preset, seats=strat, trace=True)
         h = play_games(2, 0, 30, preset, seats="heuristic", trace=True)

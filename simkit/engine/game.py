@@ -408,7 +408,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
                 else:
                     _enter(info, s, rngs, scratch, keep)
                     b = _call_bid(sids[s], bid_fns, hw[s], s, info, strength, eff_suit, params, configs[s],
-                                  work_f, natives)
+                                  work_f, natives, suit_mask, lorder, n_trumps, lauf_min, base_price, points,
+                                  decide_ws)
                     _leave(info, s, rngs, scratch, keep)
                 bids[i, s] = b
                 _info_bid(info, s, b)
@@ -502,7 +503,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
                 if s == decl or s == pt:
                     continue
                 _enter(info, s, rngs, scratch, keep)
-                a = _call_double(sids[s], dbl_fns, hw[s], s, info, strength, eff_suit, params, configs[s])
+                a = _call_double(sids[s], dbl_fns, hw[s], s, info, strength, eff_suit, params, configs[s],
+                                 natives, suit_mask, lorder, n_trumps, lauf_min, base_price, points, decide_ws)
                 _leave(info, s, rngs, scratch, keep)
                 if a != 0 and a != 1:
                     _fail(err, idx, s, DECISION_DOUBLE, a, 0, 0, hw[s])
@@ -519,7 +521,8 @@ def _games_py(seed, start, sids, keep, bid_fns, dbl_fns, play_fns, klop_fns, con
                         break
                     _enter(info, s, rngs, scratch, keep)
                     a = _call_double(sids[s], dbl_fns, hw[s], s, info, strength, eff_suit, params,
-                                     configs[s])
+                                     configs[s], natives, suit_mask, lorder, n_trumps, lauf_min, base_price,
+                                     points, decide_ws)
                     _leave(info, s, rngs, scratch, keep)
                     if a != 0 and a != 1:
                         _fail(err, idx, s, DECISION_DOUBLE, a, 1, 0, hw[s])

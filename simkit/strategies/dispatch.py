@@ -29,7 +29,7 @@ from simkit.engine.jitcache import files, stamp_module
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies import random_play as _random
 from simkit.strategies.natives import DEPENDENCIES as _NATIVES_DEPS
-from simkit.strategies.natives import N_BID, bid_at
+from simkit.strategies.natives import N_BID, N_BID_EVAL, N_DOUBLE, bid_at, eval_at
 
 #: the files that :func:`call_bid` and :func:`call_double` compile in (the whole-deal kernel inlines them): native
 #: entries are called by address, so only their signatures (natives.py) are compiled in
@@ -57,10 +57,14 @@ _h_bid_kernel, _h_double_kernel = _heuristic.bid_kernel, _heuristic.double_kerne
 
 
 @njit(cache=True, inline="always")
-def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, work_f, natives):
+def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, work_f, natives, suit_mask, lorder,
+             n_trumps, lauf_min, base_price, points, ws):
     if sid == S_RANDOM:
         return _r_bid(hand, seat, info, strength, eff_suit, params, config)
     elif sid == S_HEURISTIC or sid == S_NATIVE:
+        if sid == S_NATIVE and natives[seat, N_BID_EVAL] != 0:  # a bid that plays deals out (pimc)
+            return eval_at(natives[seat, N_BID_EVAL], hand, seat, info, strength, eff_suit, params, config,
+                           suit_mask, lorder, n_trumps, lauf_min, base_price, points, ws)
         if sid == S_NATIVE and natives[seat, N_BID] != 0:  # the entry the seat's strategy brings
             return bid_at(natives[seat, N_BID], hand, seat, _data_ptr(info), _data_ptr(strength), _data_ptr(params),
                           params.shape[0], _data_ptr(config), config.shape[0], _data_ptr(work_f))
@@ -71,9 +75,13 @@ def call_bid(sid, fns, hand, seat, info, strength, eff_suit, params, config, wor
 
 
 @njit(cache=True, inline="always")
-def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config):
+def call_double(sid, fns, hand, seat, info, strength, eff_suit, params, config, natives, suit_mask, lorder,
+                n_trumps, lauf_min, base_price, points, ws):
     if sid == S_RANDOM:
         return _r_double(hand, seat, info, strength, eff_suit, params, config)
+    elif sid == S_NATIVE and natives[seat, N_DOUBLE] != 0:  # the entry the seat's strategy brings (pimc)
+        return eval_at(natives[seat, N_DOUBLE], hand, seat, info, strength, eff_suit, params, config, suit_mask,
+                       lorder, n_trumps, lauf_min, base_price, points, ws)
     elif sid == S_HEURISTIC or sid == S_NATIVE:  # heuristic.double (a native strategy's config starts with the
         # heuristic's), its arrays as data pointers (fewer arguments)
         return _h_double_kernel(hand, seat, _data_ptr(info), _data_ptr(params), params.shape[0], _data_ptr(config),

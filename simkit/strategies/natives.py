@@ -7,9 +7,10 @@ int64[4, N_NATIVES]: per seat, at each slot, the address of the entry that seat'
 none. It compiles in only the signatures declared here, never the entries themselves, and it imports no strategy
 that brings them. A native seat
 
-* bids by its :data:`N_BID` entry (:data:`BID_SIG`), as the heuristic where it brings none;
-* doubles (Kontra, Re) as the heuristic, from the heuristic's part of its config (which a native strategy's config
-  starts with);
+* bids by its :data:`N_BID_EVAL` entry (:data:`EVAL_SIG`: the rule tables and the workspace too) if it brings
+  one, else by its :data:`N_BID` entry (:data:`BID_SIG`), else as the heuristic;
+* doubles (Kontra, Re) by its :data:`N_DOUBLE` entry (:data:`EVAL_SIG`) if it brings one, else as the heuristic,
+  from the heuristic's part of its config (which a native strategy's config starts with);
 * plays a card by its :data:`N_PLAY` entry (:data:`PLAY_SIG`) if it brings one, else by its :data:`N_DECIDE`
   entry (:data:`DECIDE_SIG`) given the heuristic's card, else as the heuristic. A seat with one legal card gets it
   without a call.
@@ -34,8 +35,8 @@ from simkit.engine.jitcache import call_at, files
 DEPENDENCIES = files("strategies/natives", "engine/jitcache")
 
 #: slots of the kernel's ``natives`` argument (its second axis; the first is the seat)
-N_BID, N_PLAY, N_DECIDE = range(3)
-N_NATIVES = 3
+N_BID, N_PLAY, N_DECIDE, N_BID_EVAL, N_DOUBLE = range(5)
+N_NATIVES = 5
 
 
 def _arr(dtype, ndim):
@@ -73,10 +74,18 @@ DECIDE_SIG = _I64(_I64, _I64, _I64, _arr(_I64, 1), _arr(types.int16, 2), _arr(ty
                   _arr(types.float64, 1), _I64, _arr(types.uint32, 2), _arr(types.int8, 2), _arr(types.int8, 1),
                   _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), WORKSPACE_TYPE)
 
+#: ``bid_eval`` / ``double`` (slots N_BID_EVAL, N_DOUBLE): ``(hand, seat, info, strength, eff_suit, params, config,
+#: suit_mask, laufende_order, n_trumps, lauf_min, base_price, points, workspace) -> bid code / 0 or 1``: what a
+#: decision that plays deals out needs (pimc: simkit.strategies.pimc_bid); called once a deal and seat, not per card
+EVAL_SIG = _I64(_I64, _I64, _arr(_I64, 1), _arr(types.int16, 2), _arr(types.int8, 2), _arr(_I64, 1),
+                _arr(types.float64, 1), _arr(types.uint32, 2), _arr(types.int8, 2), _arr(types.int8, 1),
+                _arr(_I64, 1), _arr(_I64, 1), _arr(_I64, 1), WORKSPACE_TYPE)
+
 # jitted code's calls of the entries at an address: ``bid_at(address, *args of BID_SIG)`` and so on
 bid_at = call_at(BID_SIG, "natives_bid", __file__)
 play_at = call_at(PLAY_SIG, "natives_play", __file__)
 decide_at = call_at(DECIDE_SIG, "natives_decide", __file__)
+eval_at = call_at(EVAL_SIG, "natives_eval", __file__)
 
 
 def empty_workspace() -> tuple:
@@ -94,5 +103,6 @@ def seat_natives(strategies) -> np.ndarray:
     return out
 
 
-__all__ = ["BID_SIG", "DECIDE_SIG", "N_BID", "N_DECIDE", "N_NATIVES", "N_PLAY", "PLAY_SIG", "WORKSPACE_TYPE",
-           "bid_at", "decide_at", "empty_workspace", "play_at", "seat_natives"]
+__all__ = ["BID_SIG", "DECIDE_SIG", "EVAL_SIG", "N_BID", "N_BID_EVAL", "N_DECIDE", "N_DOUBLE", "N_NATIVES", "N_PLAY",
+           "PLAY_SIG", "WORKSPACE_TYPE", "bid_at", "decide_at", "empty_workspace", "eval_at", "play_at",
+           "seat_natives"]

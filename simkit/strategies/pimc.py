@@ -7,10 +7,13 @@ Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and part
 best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
 card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
 
-Bidding, Kontra and Re are the heuristic's (its config is the first part of pimc's): by the value table of the
-ruleset's tariff (simkit.strategies.values), so they follow the tariff. Not built: a bidder that values each
-declaration on sampled worlds (a solve of each world's opening per declaration, far slower than a deal's play
-without a prefilter).
+Bidding, Kontra and Re are pimc's own (``bid_eval`` and ``double_eval``, on by default; off, they are the
+heuristic's, whose config is the first part of pimc's: by the value table of the ruleset's tariff,
+simkit.strategies.values): (:func:`bid_eval`, :func:`double_eval`, simkit.strategies.pimc_bid): the mean payout of each
+candidate declaration (and of passing, of Kontra or Re) over worlds consistent with the bids, each played out by
+the heuristic at all four seats and priced by the tariff. Both entries are always brought (slots N_BID_EVAL and
+N_DOUBLE of simkit.strategies.natives); switched off they return the value-table bidder's answer, computed as the
+kernel computes it for a native seat without them, so the rows are those of before.
 
 Inference (``inference`` = 1; simkit.strategies.inference): the worlds are no longer alike. Each is weighed by its
 likelihood under the ``people`` model: the product, over every unforced card another seat played so far (and
@@ -33,7 +36,9 @@ Config (appended to the heuristic's; docs/strategies.md):
 up; a world whose own solve needs more is left out; with no world solved the heuristic's card is played);
 ``win_only_tricks`` the first tricks in which a world is asked only whether each card wins; ``bid_weight`` the
 heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_temperature``, ``infer_candidates``,
-``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched.
+``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
+``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
+``double_eval`` the bidding and doubling by its own evaluation.
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
 with the other three against it (a bound, docs/solver.md), but only once the seat holds at most ``ramsch_cards``
@@ -51,7 +56,7 @@ from simkit.engine.bits import cttz, popcount
 from simkit.engine.jitcache import Linked, files, requires, source_stamp, stamp, stamp_module, unliteral
 from simkit.engine.kernel import laufende, score
 from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SIE
-from simkit.rules.tables import P_RUN_AWAY_MIN, P_STICHZWANG
+from simkit.rules.tables import P_DECK_MASK, P_HAND_SIZE, P_RUN_AWAY_MIN, P_STICHZWANG, P_TOUT_ALLOWED
 from simkit.solver import jit as _solver_jit
 from simkit.solver.search import (
     ALL_FLAGS,
@@ -78,25 +83,31 @@ from simkit.strategies.api import (
     I_HAND_SIZE,
     I_HISTORY_CARDS,
     I_KIND,
+    I_KNOCKED,
     I_PLAYED_BY,
+    I_RNG,
     I_SUIT,
     I_TOUT,
     I_TRICK_NO,
     I_VARIANT,
+    INFO_SIZE,
     NOT_ASKED,
+    PASS,
     rng_u64,
 )
 from simkit.strategies import inference as _inference
 from simkit.strategies.people import model as _people_model
 from simkit.strategies import worlds as _worlds
-from simkit.strategies.natives import DECIDE_SIG, N_DECIDE
+from simkit.strategies import pimc_bid as _pimc_bid
+from simkit.strategies.natives import DECIDE_SIG, EVAL_SIG, N_BID_EVAL, N_DECIDE, N_DOUBLE
 from simkit.strategies.inference import world_log_likelihood
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
 SLOW = True  # milliseconds a deal: runs use small shards (simkit.sim.runner)
 DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows, "
-               "solves each world for the payout, plays the best mean; bids like the heuristic")
+               "solves each world for the payout, plays the best mean; bids, Kontras and Res by worlds played out "
+               "under the tariff")
 
 _OWN = (
     ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
@@ -115,6 +126,19 @@ _OWN = (
     ("infer_bids", 1.0, "inference: 1: the other seats' bids and passes count too (the people bidding model)"),
     ("ramsch_cards", 5.0, "a Ramsch: search only once the seat holds at most this many cards (earlier a Ramsch "
                           "world rarely fits node_budget), before that play the heuristic's card; 0: never search"),
+    # bidding and doubling by its own evaluation (simkit.strategies.pimc_bid)
+    ("bid_eval", 1.0, "1: declare by the mean payout of each candidate declaration (and of passing) over worlds "
+                      "played out by the heuristic; 0: as the value-table bidder (the heuristic's)"),
+    ("bid_worlds", 32.0, "bid_eval/double_eval: worlds consistent with the bids that are played out"),
+    ("bid_min_worlds", 8.0, "bid_eval/double_eval: with fewer consistent worlds found (in 4 x bid_worlds draws) "
+                            "the seat bids or doubles as the value-table bidder"),
+    ("bid_eval_max", 4.0, "bid_eval: candidate declarations evaluated at most (besides passing; up to 7)"),
+    ("bid_eval_slack", 2.0, "bid_eval: candidates are the declarations the value table prices within this many "
+                            "Rufspiel base prices of the best (and of 0)"),
+    ("bid_eval_margin", 0.0, "bid_eval: declare when the best candidate beats passing by at least this many "
+                             "Rufspiel base prices"),
+    ("double_eval", 1.0, "1: Kontra and Re by the mean payout over worlds consistent with the bids, played out "
+                         "by the heuristic (against kontra_margin and re_value); 0: as the value-table doubler"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -127,6 +151,8 @@ C_BID_WEIGHT = N_HEURISTIC + 3
 C_INFERENCE, C_INFER_FLOOR, C_INFER_TEMPERATURE, C_INFER_CANDIDATES, C_INFER_BIDS = range(N_HEURISTIC + 4,
                                                                                         N_HEURISTIC + 9)
 C_RAMSCH_CARDS = N_HEURISTIC + 9
+C_BID_EVAL, C_BID_WORLDS, C_BID_MIN_WORLDS, C_BID_EVAL_MAX, C_BID_EVAL_SLACK, C_BID_EVAL_MARGIN, C_DOUBLE_EVAL = range(
+    N_HEURISTIC + 10, N_HEURISTIC + 17)
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 256
@@ -145,18 +171,20 @@ PW_IWORK, PW_FWORK = 18, 19  # the inference's work words
 # PW_IWORK: the likelihood's (inference.R_SIZE), then the candidate worlds (4 words each), then their multiplicities
 IW_CAND = _inference.R_SIZE
 IW_MULT = IW_CAND + 4 * MAX_CANDIDATES
-IW_SIZE = IW_MULT + MAX_CANDIDATES
+IW_BID = IW_MULT + MAX_CANDIDATES  # then the bid evaluation's (simkit.strategies.pimc_bid, B_*)
+IW_SIZE = IW_BID + _pimc_bid.B_SIZE
 # PW_FWORK: the likelihood's (inference.F_SIZE), the weighted payout sums per card, the candidates' log-likelihoods
 FW_SUMS = _inference.F_SIZE
 FW_LOGW = FW_SUMS + 32
-FW_SIZE = FW_LOGW + MAX_CANDIDATES
+FW_BID = FW_LOGW + MAX_CANDIDATES  # then the bid evaluation's (BF_*)
+FW_SIZE = FW_BID + _pimc_bid.BF_SIZE
 
 #: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
 #: heuristic too (its config length places pimc's entries, C_WORLDS, ..., constants compiled into decide), and every
 #: file of the solver's stamp, whose search it calls by a symbol named after that stamp
 DEPENDENCIES = sorted(set(files("strategies/pimc", "engine/jitcache") + _worlds.DEPENDENCIES
                           + _heuristic.DEPENDENCIES + _kernel.DEPENDENCIES + _solver_jit.DEPENDENCIES
-                          + _inference.DEPENDENCIES))
+                          + _inference.DEPENDENCIES + _pimc_bid.DEPENDENCIES))
 
 
 _STAMP = source_stamp(DEPENDENCIES)
@@ -467,6 +495,151 @@ def _classic_world(h0, h1, h2, h3, world, info, called, ace_bit, ace_id, decl, v
 decide = _jit(_decide)
 
 
+# ----------------------------------------------------------------------- bidding by its own evaluation
+
+def _bid_eval(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+              base_price, points, pw):
+    """pimc's bid (simkit.strategies.pimc_bid): with ``bid_eval`` on (and the ruleset one it covers), the candidate
+    of the highest mean payout over worlds played out, if it beats passing; else the value-table bidder's bid,
+    computed exactly as the kernel computes a native seat's bid without this entry."""
+    dp = _heuristic.data_ptr
+    n_config = config.shape[0]
+    heur = _heuristic.bid_kernel(hand, seat, dp(info), dp(strength), dp(params), params.shape[0], dp(config),
+                                 n_config)
+    if config[C_BID_EVAL] <= 0 or n_config < _heuristic.CONFIG_LEN or not _pimc_bid.evaluable(params):
+        return heur
+    # the worlds come from a stream of their own, seeded from the seat's: its card decisions draw what they would
+    # without this bid, as when asked through the record path (which replays no bids)
+    saved = info[I_RNG]
+    info[I_RNG] = saved ^ _pimc_bid.BID_SALT
+    code = _bid_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps,
+                          lauf_min, base_price, points, pw, heur)
+    info[I_RNG] = saved
+    return code
+
+
+@njit(cache=True, inline="always")
+def _bid_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+                   base_price, points, pw, heur):
+    """:func:`_bid_eval` once the evaluation is on: the candidates, the worlds, the best mean."""
+    iw = pw[PW_IWORK][IW_BID:IW_BID + _pimc_bid.B_SIZE]
+    fw = pw[PW_FWORK][FW_BID:FW_BID + _pimc_bid.BF_SIZE]
+    pinfo = iw[_pimc_bid.B_INFO:_pimc_bid.B_INFO + INFO_SIZE]
+    world = iw[_pimc_bid.B_WORLD:_pimc_bid.B_WORLD + 4]
+    hw = iw[_pimc_bid.B_HW:_pimc_bid.B_HW + 4]
+    codes = iw[_pimc_bid.B_CODES:_pimc_bid.B_CODES + _pimc_bid.MAX_CAND]
+    nc = _pimc_bid.MAX_CAND
+    sums = fw[_pimc_bid.BF_SUMS:_pimc_bid.BF_SUMS + nc + 1]  # [nc]: passing
+    touts = fw[_pimc_bid.BF_TOUT:_pimc_bid.BF_TOUT + nc + 1]
+    max_n = min(max(np.int64(config[C_BID_EVAL_MAX]), np.int64(1)), np.int64(nc - 1))
+    n = _pimc_bid.candidates(hand, seat, info, params, config, suit_mask, heur, config[C_BID_EVAL_SLACK], max_n,
+                             codes, touts)
+    if n == 0:  # nothing the value table thinks worth a look: pass (the value-table bidder passes too)
+        return heur
+    for j in range(nc + 1):
+        sums[j] = 0.0
+        touts[j] = 0.0
+    n_worlds = np.int64(config[C_BID_WORLDS])
+    deck = params[P_DECK_MASK]
+    hs = params[P_HAND_SIZE]
+    acc = 0
+    for _ in range(4 * n_worlds):
+        if acc >= n_worlds:
+            break
+        _pimc_bid.draw_world(hand, seat, deck, hs, info, iw, world)
+        if not _pimc_bid.consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
+            continue
+        acc += 1
+        m, _mt = _pimc_bid.deal_after_bid(world, seat, PASS, info, pinfo, hw, strength, eff_suit, params, config,
+                                          suit_mask, lorder, n_trumps, lauf_min, base_price, points)
+        sums[nc] += m
+        for j in range(n):
+            m, mt = _pimc_bid.deal_after_bid(world, seat, codes[j], info, pinfo, hw, strength, eff_suit, params,
+                                             config, suit_mask, lorder, n_trumps, lauf_min, base_price, points)
+            sums[j] += m
+            touts[j] += mt
+    if acc < max(np.int64(config[C_BID_MIN_WORLDS]), np.int64(1)):
+        return heur
+    best = PASS
+    best_v = sums[nc] + config[C_BID_EVAL_MARGIN] * base_price[0] * acc
+    tout_ok = params[P_TOUT_ALLOWED] != 0
+    for j in range(n):
+        c = codes[j]
+        if sums[j] > best_v:
+            best = c
+            best_v = sums[j]
+        if tout_ok and (c & 7) != 0 and (c >> 6) == 0 and touts[j] > best_v:
+            best = c | 64
+            best_v = touts[j]
+    return best
+
+
+def _double_eval(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+                 base_price, points, pw):
+    """pimc's Kontra or Re (simkit.strategies.pimc_bid): with ``double_eval`` on, by the mean payout to this seat
+    over worlds consistent with the bids, played out from the contract as it stands, against the value-table
+    doubler's thresholds (``kontra_margin``, ``re_value``, in Rufspiel base prices); else the value-table
+    doubler's answer, computed exactly as the kernel computes a native seat's."""
+    dp = _heuristic.data_ptr
+    n_config = config.shape[0]
+    heur = _heuristic.double_kernel(hand, seat, dp(info), dp(params), params.shape[0], dp(config), n_config)
+    kind = info[I_KIND]
+    if config[C_DOUBLE_EVAL] <= 0 or n_config < _heuristic.CONFIG_LEN or kind >= BETTEL:
+        return heur
+    su = info[I_SUIT]
+    decl = info[I_DECLARER]
+    dbl = info[I_DOUBLINGS]
+    declaring = seat == decl or (kind == RUFSPIEL and ((hand >> np.int64(8 * su + 7)) & 1) == 1)
+    if declaring == (dbl == 0):  # Kontra is the defenders', Re the declaring side's
+        return 0
+    saved = info[I_RNG]  # a stream of its own, as the bid's
+    info[I_RNG] = saved ^ _pimc_bid.DOUBLE_SALT
+    a = _double_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps,
+                          lauf_min, base_price, points, pw, heur, kind, su, decl, dbl)
+    info[I_RNG] = saved
+    return a
+
+
+@njit(cache=True, inline="always")
+def _double_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min,
+                      base_price, points, pw, heur, kind, su, decl, dbl):
+    """:func:`_double_eval` once the evaluation is on: 1 for Kontra or Re."""
+    iw = pw[PW_IWORK][IW_BID:IW_BID + _pimc_bid.B_SIZE]
+    pinfo = iw[_pimc_bid.B_INFO:_pimc_bid.B_INFO + INFO_SIZE]
+    world = iw[_pimc_bid.B_WORLD:_pimc_bid.B_WORLD + 4]
+    hw = iw[_pimc_bid.B_HW:_pimc_bid.B_HW + 4]
+    n_worlds = np.int64(config[C_BID_WORLDS])
+    deck = params[P_DECK_MASK]
+    hs = params[P_HAND_SIZE]
+    nk = popcount(info[I_KNOCKED])
+    acc = 0
+    total = 0.0
+    for _ in range(4 * n_worlds):
+        if acc >= n_worlds:
+            break
+        _pimc_bid.draw_world(hand, seat, deck, hs, info, iw, world)
+        if not _pimc_bid.consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
+            continue
+        acc += 1
+        for i in range(INFO_SIZE):  # the public state as it stands (bids, contract, Kontra)
+            pinfo[i] = info[i]
+        m, _mt = _pimc_bid.play_out(world, seat, pinfo, hw, kind, su, info[I_TOUT], decl, dbl, nk, strength,
+                                    eff_suit, params, config, suit_mask, lorder, n_trumps, lauf_min, base_price,
+                                    points)
+        total += m
+    if acc < max(np.int64(config[C_BID_MIN_WORLDS]), np.int64(1)):
+        return heur
+    mean = total / acc / (base_price[0] << np.int64(dbl))  # in Rufspiel base prices, undoubled
+    if dbl == 0:
+        return 1 if mean >= config[_heuristic.C_KONTRA_MARGIN] else 0
+    return 1 if mean >= config[_heuristic.C_RE_VALUE] else 0
+
+
+# no solver in these two: compiled without it
+bid_eval = unliteral(stamp(njit(cache=True, _nrt=False)(_bid_eval), _STAMP))
+double_eval = unliteral(stamp(njit(cache=True, _nrt=False)(_double_eval), _STAMP))
+
+
 # ------------------------------------------------------------------------------------------- workspace
 
 def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
@@ -494,9 +667,16 @@ DECIDE = Linked(decide, DECIDE_SIG, "simkit_pimc_decide_" + _STAMP.hex()[:16], w
                 needs=(SEARCH,))
 
 
+#: :func:`bid_eval` and :func:`double_eval` compiled for the interface's EVAL_SIG (slots N_BID_EVAL, N_DOUBLE)
+BID_EVAL = Linked(bid_eval, EVAL_SIG, "simkit_pimc_bid_" + _STAMP.hex()[:16], what="pimc's bidding kernel")
+DOUBLE_EVAL = Linked(double_eval, EVAL_SIG, "simkit_pimc_double_" + _STAMP.hex()[:16],
+                     what="pimc's doubling kernel")
+
+
 def natives() -> dict[int, int]:
-    """What the whole-deal kernel calls by address for a pimc seat (simkit.strategies.natives): its decision."""
-    return {N_DECIDE: DECIDE.address}
+    """What the whole-deal kernel calls by address for a pimc seat (simkit.strategies.natives): its decision, its
+    bid and its Kontra/Re (each the value-table bidder's answer unless ``bid_eval``/``double_eval`` is on)."""
+    return {N_DECIDE: DECIDE.address, N_BID_EVAL: BID_EVAL.address, N_DOUBLE: DOUBLE_EVAL.address}
 
 
 # ------------------------------------------------------------------------------------------------ binding
