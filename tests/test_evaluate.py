@@ -338,11 +338,13 @@ def test_club_bad_input_and_dd():
     w, price = dd.loc["bettel", "win"], rules.bettel_price
     assert 0.5 < w <= 1.0 and dd.loc["bettel", "payout"] == pytest.approx(3 * price * (2 * w - 1))
     assert dd.attrs["recommendation"] == "bettel"
+    assert dd.loc["bettel", "schneider"] == dd.loc["bettel", "schwarz"] == 0  # a Bettel has neither
     # a Sie needs no search: dd values it at its price (no knocks, no doublings)
     rules = CLUB_SHORT_SIE.replace(contracts=("rufspiel", "solo"), all_pass="throw-in")
     df = evaluate("EO GO HO SO EU GU", rules=rules, deals=6, play="dd", workers=1).set_index("declaration")
     assert df.loc["sie", "payout"] == 3 * 4 * (rules.tariff.base_solo + rules.tariff.laufende * 6)
     assert df.loc["sie", "win"] == 1.0 and df.attrs["recommendation"] == "sie"
+    assert df.loc["sie", "schneider"] == df.loc["sie", "schwarz"] == 0  # as the kernel's columns: a Sie has none
 
 
 def test_cli_club():

@@ -247,41 +247,27 @@ def _seat_figures(g, seat):
 
 def _dd_figures(g, rules, seat, ws):
     """The same figures with each deal's opening position solved (payout objective, no doublings, no knocks), and
-    whether the declaring side won. A Sie needs no search: it cannot be lost (RULES.md 4.3), so its value is its
-    price without doublings and knocks."""
+    whether the declaring side won. The bulk solver values a Bettel exactly (level 1: the declarer took no trick)
+    and a Sie by derivation (it cannot be lost, RULES.md 4.3: level 5, its price); neither has Schneider or
+    Schwarz."""
     from simkit.solver.api import solve_played
 
     g = dict(g)
-    knocks = _popcount4(g["knocked"])
-    sie = g["kind"] == SIE
-    sie_pay = np.asarray(g["payouts"][:, seat], np.int64) >> (np.asarray(g["doublings"], np.int64) + knocks)
     g["doublings"] = np.zeros_like(g["doublings"])
     r = solve_played(g, rules, "payout", workspace=ws)
     played = r["solved"]
     v = r["value"].astype(np.int64)  # the declarer's payout
     level = r["level"].astype(np.int64)
+    kind = np.asarray(g["kind"])
     mine = _on_declaring_side(g, seat)
-    solo = g["kind"] != RUFSPIEL
-    pay = np.where(mine, v, np.where(solo, -(v // 3), -v))
-    pay = np.where(played, pay, np.where(sie, sie_pay, 0))
+    solo = kind != RUFSPIEL
+    pay = np.where(played, np.where(mine, v, np.where(solo, -(v // 3), -v)), 0)
     tout = g["tout"]
-    won_decl = np.where(tout, level >= 1, level >= 3) | sie
-    # A Bettel (the bulk solver skips it) is solved deal by deal for the declarer's payout: a Bettel opening takes
-    # the solver milliseconds (docs/solver.md, the Bettel objective)
-    bettel = np.flatnonzero(np.asarray(g["kind"]) == BETTEL)
-    if len(bettel):
-        from simkit.solver.api import position_value
-        from simkit.solver.position import Position
-
-        for i in bettel:
-            pos = Position.opening([int(h) for h in g["hands"][i]], Contract(BETTEL), int(g["declarer"][i]), rules)
-            v = int(position_value(pos, "payout", workspace=ws))
-            pay[i] = v if g["declarer"][i] == seat else -(v // 3)
-            won_decl[i] = v > 0
-            played[i] = True
-    won = (played | sie) & np.where(mine, won_decl, ~won_decl)
-    schneider = played & ~tout & ((level <= 1) | (level >= 4))
-    schwarz = played & ~tout & ((level == 0) | (level == 5))
+    classic = kind < BETTEL
+    won_decl = np.where(classic, np.where(tout, level >= 1, level >= 3), level >= 1)
+    won = played & np.where(mine, won_decl, ~won_decl)
+    schneider = played & classic & ~tout & ((level <= 1) | (level >= 4))
+    schwarz = played & classic & ~tout & ((level == 0) | (level == 5))
     return pay, won, schneider, schwarz, won_decl
 
 
