@@ -497,6 +497,9 @@ def self_play_wins(rules, bid_w: np.ndarray, play_w: np.ndarray, deals: int, see
     return out
 
 
+MAX_OFFSET = 20.0  # card points: the furthest calibrate_wins moves a kind's declared hands from people's worth
+
+
 def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray, rules, play_w: np.ndarray,
                    deals: int, seed: int, min_games: int = 200, rounds: int = 6, log=None
                    ) -> tuple[np.ndarray, dict]:
@@ -525,8 +528,8 @@ def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray,
     history = []
     Wc = finish_bids(b, W, directions)
     for rnd in range(rounds + 1):
-        if rnd:  # from the last round's weights: a few calibration rounds reach the moved moments
-            Wc = finish_bids(b, Wc, directions, offsets, rounds=12)
+        if rnd:  # always from the likelihood fit: the weights are a function of the offsets, not of the path
+            Wc = finish_bids(b, W, directions, offsets)
         sim = self_play_wins(rules, Wc, play_w, deals, seed)
         err = {k: 100.0 * (sim[k][0] - target[k]) if k in sim else 0.0 for k in target}
         history.append({M_KIND_NAMES[k]: {"offset": round(offsets[k], 3), "win": round(sim.get(k, (0.0,))[0], 4)}
@@ -543,7 +546,9 @@ def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray,
                 if measured > 0.05:  # the win rate rises with the worth; a flat or falling estimate is noise
                     slope[k] = measured
             last[k] = (offsets[k], err[k])
-            offsets[k] -= float(np.clip(err[k] / slope[k], -6.0, 6.0))
+            # at most 6 points a round and 20 in all: beyond, the win rate barely moves (the mix is held, and the
+            # play's share of the gap cannot be closed by stronger hands)
+            offsets[k] = float(np.clip(offsets[k] - np.clip(err[k] / slope[k], -6.0, 6.0), -MAX_OFFSET, MAX_OFFSET))
     return Wc, {"deals": deals, "seed": seed, "min_games": min_games,
                 "people": {M_KIND_NAMES[k]: round(v, 4) for k, v in target.items()},
                 "offsets": {M_KIND_NAMES[k]: round(v, 3) for k, v in offsets.items()}, "rounds": history}
