@@ -32,6 +32,12 @@ def register(app: typer.Typer) -> None:
         strength_rows: int = typer.Option(3000, "--strength-rows", help="Candidate hands per solo-type contract "
                                           "the solver values to calibrate the strength of declared hands "
                                           "(docs/strategies.md, people; 0: no calibration)."),
+        win_deals: int = typer.Option(200_000, "--win-deals", help="Deals of self-play a round of the win-rate "
+                                      "calibration: each solo-type contract's declared hands are moved until the "
+                                      "model wins it as often as people did (docs/strategies.md, people; 0: none)."),
+        win_max_offset: float = typer.Option(8.0, "--win-max-offset", help="The furthest the win-rate calibration "
+                                             "moves a contract's declared hands, in card points of predicted worth "
+                                             "(more: closer win rates, a worse bid likelihood)."),
     ):
         """Fit the `people` strategy's bidding and play model to recorded games, one weights file per ruleset.
 
@@ -48,10 +54,15 @@ def register(app: typer.Typer) -> None:
             raise UserError("--val-fraction must be between 0 and 1")
         if strength_rows < 0:
             raise UserError("--strength-rows must be 0 or more")
+        if win_deals < 0:
+            raise UserError("--win-deals must be 0 or more")
+        if not 0.0 <= win_max_offset <= 40.0:
+            raise UserError("--win-max-offset must be between 0 and 40 card points")
         if out.exists() and not out.is_dir():
             raise UserError(f"--out {out} exists and is not a directory")
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
-        settings = T.Settings(seed=seed, val_fraction=val_fraction, strength_rows=strength_rows)
+        settings = T.Settings(seed=seed, val_fraction=val_fraction, strength_rows=strength_rows,
+                              win_deals=win_deals, win_max_offset=win_max_offset)
         warned = [0]
 
         def warn(msg):

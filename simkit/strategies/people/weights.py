@@ -115,11 +115,16 @@ def find(rules) -> tuple[Path, np.ndarray, np.ndarray, dict]:
 def bind(config: np.ndarray, rules) -> np.ndarray:
     """The config a run passes to the kernel: the heuristic's part bound to ``rules`` (its value table, for
     Kontra and Re), this model's named entries, then the weights of ``rules``."""
+    _, bid_w, play_w, _ = find(rules)
+    return bind_arrays(config, rules, bid_w, play_w)
+
+
+def bind_arrays(config: np.ndarray, rules, bid_w: np.ndarray, play_w: np.ndarray) -> np.ndarray:
+    """:func:`bind` with the given weights instead of a file's (training plays with weights it has not saved)."""
     from simkit.strategies import values
 
     config = np.asarray(config, np.float64)
     named = config[: min(len(config), M.WEIGHTS_AT)]
-    _, bid_w, play_w, _ = find(rules)
     out = np.zeros(M.CONFIG_LEN)
     heur = values.bind(named, rules)[: M.WEIGHTS_AT]  # the named entries kept, the value table behind them
     out[: len(heur)] = heur
