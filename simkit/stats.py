@@ -8,6 +8,7 @@
 * :func:`diff_proportions` - Newcombe's hybrid score interval for p1 - p2 (built from the two Wilson intervals).
 * :func:`chi2_sf` - upper tail of the chi-square distribution (regularized incomplete gamma).
 * :func:`chi_square_gof` - Pearson goodness of fit of observed counts to exact probabilities, pooling rare cells.
+* :func:`json_safe` - a result with its undefined figures (NaN: an interval of one observation) as None, for JSON.
 """
 
 from __future__ import annotations
@@ -182,3 +183,16 @@ def chi_square_gof(observed, probs, min_expected: float = 5.0) -> dict:
     stat = float(((o[keep] - e[keep]) ** 2 / e[keep]).sum())
     df = int(keep.sum()) - 1
     return {"chi2": stat, "df": df, "p_value": chi2_sf(stat, df), "cells": int(keep.sum()), "n": int(n)}
+
+
+def json_safe(obj):
+    """``obj`` with every non-finite float (the interval of a group played once, the mean of none) as None: JSON
+    has no NaN, and what simkit writes as JSON must load anywhere. Dicts, lists and tuples are walked (tuples
+    become lists, as JSON has them)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj

@@ -11,7 +11,7 @@ import pytest
 
 from simkit.engine.game import play_games
 from simkit.match import MatchError, match
-from simkit.match.api import json_safe
+from simkit.stats import json_safe
 from simkit.match.duplicate import play_both_seatings
 from simkit.rules import load_ruleset
 from simkit.strategies import heuristic, resolve

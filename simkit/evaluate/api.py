@@ -21,7 +21,6 @@ how sure it is: the 95% interval of the paired per-deal difference between it an
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from simkit.engine.jitcache import announce, source_stamp, stamp
 from simkit.engine.rng import STREAM_DEAL, below, stream_state
 from simkit.rules.contracts import (BETTEL, FARBGEIER, FARBWENZ, GEIER, KIND_NAMES, RAMSCH, RUFSPIEL, SIE, SOLO, WENZ,
                                     Contract)
-from simkit.stats import mean_interval_of, wilson
+from simkit.stats import json_safe, mean_interval_of, wilson
 
 PLAY_DD = "dd"
 CHUNK = 20_000  # deals a task with a strategy's play
@@ -400,16 +399,13 @@ def to_json(result) -> dict:
     a = result.attrs
     records = result.rows if isinstance(result, Evaluation) else result.to_dict("records")
 
-    def num(x):
-        return None if isinstance(x, float) and math.isnan(x) else x
-
-    options = [{k: (bool(r[k]) if k == "recommended" else num(r[k]) if k != "declaration" else r[k])
+    options = [{k: (bool(r[k]) if k == "recommended" else json_safe(r[k]) if k != "declaration" else r[k])
                 for k in JSON_KEYS} for r in records]
     out = {"hand": a["hand"], "seat": a["seat"], "deals": a["deals"], "play": a["play"], "rules": a["rules"],
            "seed": a["seed"], "options": options,
            "recommendation": a["recommendation"],
-           "difference": {"versus": a["runner_up"], "mean": num(a["difference"]), "low": num(a["difference_low"]),
-                          "high": num(a["difference_high"])}}
+           "difference": {"versus": a["runner_up"], "mean": json_safe(a["difference"]),
+                          "low": json_safe(a["difference_low"]), "high": json_safe(a["difference_high"])}}
     if "all_pass" in a:  # a ruleset with the club rules
         out["club"] = {k: a[k] for k in CLUB_KEYS}
     return out

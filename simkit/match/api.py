@@ -20,7 +20,7 @@ import numpy as np
 
 from simkit.match.duplicate import ROLES, contract_labels, play_both_seatings
 from simkit.parallel import map_jobs
-from simkit.stats import mean_interval
+from simkit.stats import json_safe, mean_interval
 
 CHUNK = 20_000  # deals a task: every pair plays them in both seatings
 
@@ -50,18 +50,6 @@ class _Moments:
             return float("nan"), float("nan")
         _, low, high = mean_interval(self.n, self.s, self.q)
         return float(low), float(high)
-
-
-def json_safe(obj):
-    """``obj`` with every non-finite float (the interval of a group played once, the mean of none) as None: JSON
-    has no NaN, and summary.json and ``--json`` must load anywhere."""
-    if isinstance(obj, float):
-        return obj if np.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    return obj
 
 
 @dataclass

@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
         deals and a ranking by the mean against all others.
         """
         from simkit.match import MatchError, match
-        from simkit.match.api import json_safe
+        from simkit.stats import json_safe
         from simkit.rules import load_ruleset
 
         rules = bavarian(load_ruleset(rules_spec))
