@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from simkit.engine import kernel as _kernel
-from simkit.engine.bits import cttz, popcount
+from simkit.engine.bits import cttz, nth_bit, popcount
 from simkit.engine.jitcache import Linked, files, requires, source_stamp, stamp, stamp_module, unliteral
 from simkit.engine.kernel import laufende, score
 from simkit.rules.contracts import BETTEL, RAMSCH, RUFSPIEL, SIE
@@ -73,8 +73,9 @@ from simkit.solver.search import (
     ST_LIMIT,
     ST_NODES,
     SEARCH,
+    apply_card,
 )
-from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS, card_values, open_position
+from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS, at_least, card_values, open_position
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.api import (
     I_BIDS,
@@ -117,8 +118,9 @@ _OWN = (
                              "question), not its Schneider/Schwarz level"),
     ("bid_weight", 1.0, "a world's weight is multiplied by this for each other seat whose bid the heuristic would "
                         "not have made with that world's hand (1: all worlds alike; 0: such worlds are redrawn)"),
-    ("inference", 0.0, "1: weigh the worlds by how likely the people model makes what the other seats did "
-                       "(simkit.strategies.inference; needs the people weights of the ruleset), 0: all alike"),
+    ("inference", 2.0, "weigh the worlds by how likely the people model makes what the other seats did "
+                       "(simkit.strategies.inference): 2 where the ruleset has people weights, 1 always (an error "
+                       "without them), 0: all worlds alike"),
     ("infer_floor", 0.02, "inference: the least probability one observed card or bid counts with"),
     ("infer_temperature", 1.0, "inference: the temperature of the model's softmax (above 1: flatter)"),
     ("infer_candidates", 8.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
@@ -139,6 +141,15 @@ _OWN = (
                              "Rufspiel base prices"),
     ("double_eval", 1.0, "1: Kontra and Re by the mean payout over worlds consistent with the bids, played out "
                          "by the heuristic (against kontra_margin and re_value); 0: as the value-table doubler"),
+    ("points_from", 3.0, "from this trick on (1 = every trick) a world of a classic contract is solved for the "
+                         "exact card points of each card, its payout level derived from them, and among cards of "
+                         "equal total payout the one with the most card points for the seat's side is played; "
+                         "0: payout levels only"),
+    ("people_card", 1.0, "1: where the ruleset has people weights, the people model's card (its likeliest) is the "
+                         "tie-break and the fallback in place of the heuristic's; 0: the heuristic's"),
+    ("min_solved", 1.0, "with fewer worlds solved than this the fallback card is played"),
+    ("people_tricks", 1.0, "with people_card on and the ruleset's people weights: in the first this many tricks "
+                           "the people model's card is played without a search"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -153,6 +164,10 @@ C_INFERENCE, C_INFER_FLOOR, C_INFER_TEMPERATURE, C_INFER_CANDIDATES, C_INFER_BID
 C_RAMSCH_CARDS = N_HEURISTIC + 9
 C_BID_EVAL, C_BID_WORLDS, C_BID_MIN_WORLDS, C_BID_EVAL_MAX, C_BID_EVAL_SLACK, C_BID_EVAL_MARGIN, C_DOUBLE_EVAL = range(
     N_HEURISTIC + 10, N_HEURISTIC + 17)
+C_POINTS_FROM = N_HEURISTIC + 17
+C_PEOPLE_CARD = N_HEURISTIC + 18
+C_MIN_SOLVED = N_HEURISTIC + 19
+C_PEOPLE_TRICKS = N_HEURISTIC + 20
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 256
@@ -303,9 +318,16 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     budget = np.int64(config[C_NODE_BUDGET])
     if budget <= 0:
         budget = np.int64(1) << np.int64(62)
+    # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
+    pref = heur_card
+    if config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0 and config.shape[0] >= _PEOPLE_CONFIG_LEN:
+        pref = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
+                            pw[PW_FWORK][0:_inference.F_SIZE])
+        if info[I_TRICK_NO] < np.int64(config[C_PEOPLE_TRICKS]):
+            return pref
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
-        return heur_card
+        return pref
     v = info[I_VARIANT]
     decl = info[I_DECLARER]
     tout = info[I_TOUT] != 0
@@ -324,6 +346,13 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     club = kind == BETTEL or kind == RAMSCH
     kobj = OBJ_POINTS if kind == RAMSCH else OBJ_LEVEL
     win_only = info[I_TRICK_NO] < np.int64(config[C_WIN_ONLY_TRICKS])
+    # exact card points (a classic contract from trick points_from on): the payout level follows from them, and
+    # the points break the ties the levels leave (a card that gives away points is worse when it costs nothing
+    # in the worlds drawn: it costs in the worlds that were not)
+    p_from = np.int64(config[C_POINTS_FROM]) if config.shape[0] > C_POINTS_FROM else np.int64(0)
+    by_points = (p_from > 0 and info[I_TRICK_NO] + 1 >= p_from and not club and not tout and not win_only)
+    if by_points:
+        kobj = OBJ_POINTS
     if kind == BETTEL:
         n_thr = 1
         thr[0] = MEASURE_TRICKS
@@ -356,7 +385,10 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     thr_v = thr[5:10]
     stats[ST_GEN] += 1  # a fresh table: this decision's choice depends on this decision alone
     guess = np.int64(n_thr // 2 + 1) if kobj == OBJ_LEVEL else np.int64(30)
+    if by_points:  # the declaring side's points so far and half the points still out
+        guess = np.int64(60)
     solved = 0
+    next_guess = guess
     used = np.int64(0)  # nodes searched in this decision
     # weighting by the bids: only when the bids were made (not in forced games) and bid_weight < 1
     w_miss = np.int64(round(config[C_BID_WEIGHT] * WEIGHT_ONE))
@@ -375,7 +407,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             n_cand = _resample(hand, seat, info, strength, eff_suit, params, config, suit_mask, points, work,
                                counts, pw[PW_BINOM], world, iw, fw, min(k_cand * n_worlds, MAX_CANDIDATES), n_worlds)
             if n_cand == 0:
-                return heur_card
+                return pref
     n_draws = n_cand if n_cand > 0 else n_worlds * (4 if weigh and w_miss == 0 else 1)  # redraws for weight 0
     for i_draw in range(n_draws):
         if used >= budget or solved >= n_worlds:
@@ -422,21 +454,34 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         used += stats[ST_NODES]
         if lm < 0:  # this world alone needs more than the budget
             continue
+        if by_points:
+            next_guess = vals[idv[heur_card]]
+            before = stats[ST_NODES]
+            ok = _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, pw[PW_STATE2])
+            used += stats[ST_NODES] - before
+            if not ok:
+                continue
         solved += 1
         m = legal
         while m != 0:
             c = cttz(m)
             m &= m - 1
-            gain = -vals[idv[c]] if kind == RAMSCH else thr[10 + vals[idv[c]]]
+            if by_points:
+                gain = vals[idv[c]]
+            elif kind == RAMSCH:
+                gain = -vals[idv[c]]
+            else:
+                gain = thr[10 + vals[idv[c]]]
             if infer:
                 fsums[c] += like * weight * gain
             else:
                 sums[c] += weight * gain
-        guess = vals[idv[heur_card]]
+        guess = next_guess if by_points else vals[idv[heur_card]]
     thr[16] = solved
-    if solved == 0:
-        return heur_card
-    best = heur_card
+    min_solved = np.int64(config[C_MIN_SOLVED]) if config.shape[0] > C_MIN_SOLVED else np.int64(1)
+    if solved == 0 or solved < min_solved:
+        return pref
+    best = pref
     m = legal
     while m != 0:  # the best total; on a tie the heuristic's card, else the cheapest, then the weakest
         c = cttz(m)
@@ -447,10 +492,60 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         else:
             better = sums[c] > sums[best]
             tie = sums[c] == sums[best]
-        if better or (tie and best != heur_card and
+        if better or (tie and best != pref and
                       _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)):
             best = c
     return best
+
+
+@njit(cache=True, inline="always")
+def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores):
+    """The people model's likeliest card of ``legal`` (its weights bound into ``config``, :func:`bind`)."""
+    n = _people_model.card_scores(hand, legal, seat, info, strength, eff_suit, config, params[P_DECK_MASK],
+                                  heur_card, scores)
+    k = 0
+    for i in range(1, n):
+        if scores[i] > scores[k]:
+            k = i
+    return nth_bit(legal, k)
+
+
+#: points mode: a card's gain is its payout times this plus its card points for the seat's side (so the points
+#: only break ties of the payout summed over the worlds: 12 worlds of 120 points stay under it)
+POINTS_SCALE = 1 << 14
+
+
+@njit(cache=True, inline="always")
+def _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, s2):
+    """Points mode: turn each legal card's exact points for the declaring side (``vals``, rank space) into its
+    gain, the seat's payout at the level those points reach times POINTS_SCALE plus the seat's side's points.
+    The level follows from the points except at their ends: 0 points may still be a trick (not Schwarz), 120
+    points may leave the other side a trick, so those ask the tricks threshold. False on the node limit."""
+    mine = (ctx[C_TEAM] >> np.int64(seat)) & 1
+    m = legal
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        r = idv[c]
+        dp = vals[r]
+        if dp <= 0 or dp >= 120:
+            for j in range(s.shape[0]):
+                s2[j] = s[j]
+            apply_card(s2, np.int8(r), ctx, tabs)
+            t = at_least(s2, ctx, tabs, smv, MEASURE_TRICKS, 1 if dp <= 0 else hs, ws)
+            if t < 0:
+                return False
+            lv = (1 if t == 1 else 0) if dp <= 0 else (5 if t == 1 else 4)
+        elif dp < 31:
+            lv = 1
+        elif dp < 61:
+            lv = 2
+        elif dp < 91:
+            lv = 3
+        else:
+            lv = 4
+        vals[r] = thr[10 + lv] * POINTS_SCALE + (dp if mine else 120 - dp)
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -683,19 +778,27 @@ def natives() -> dict[int, int]:
 
 def bind(config: np.ndarray, rules) -> np.ndarray:
     """The config a run under ``rules`` passes (Strategy.bind): the heuristic's value table behind the named
-    entries (simkit.strategies.values.bind) and, with ``inference`` on, the people weights of the ruleset behind
-    the table, where the people model keeps them. A ruleset without people weights is a StrategyError (one line):
-    inference was asked for explicitly, it is off by default."""
+    entries (simkit.strategies.values.bind) and, where ``inference`` or ``people_card`` asks for the people model
+    and the ruleset has its weights, those weights behind the table, where the people model keeps them. Without
+    weights pimc plays without them (inference off, the heuristic's card as tie-break), except that ``inference=1``
+    asked explicitly is a StrategyError (one line)."""
     from simkit.strategies import values
     from simkit.strategies.people import weights as people_weights
     from simkit.strategies.strategy import StrategyError
 
     out = values.bind(config, rules)
-    if len(out) <= C_INFERENCE or out[C_INFERENCE] <= 0:
+    inference = out[C_INFERENCE] if len(out) > C_INFERENCE else 0.0
+    people_card = len(out) > C_PEOPLE_CARD and out[C_PEOPLE_CARD] > 0
+    if inference <= 0 and not people_card:
         return out
     try:
         _, bid_w, play_w, _ = people_weights.find(rules)
     except StrategyError as e:
+        if inference != 1:  # where the ruleset has weights (the default): without them, no inference
+            if inference > 0:
+                out = out.copy()
+                out[C_INFERENCE] = 0.0
+            return out
         raise StrategyError(f"pimc[inference=1] needs the people model's weights for ruleset {rules.name!r}: {e}",
                             strategy="pimc") from None
     full = np.zeros(_PEOPLE_CONFIG_LEN)
