@@ -580,3 +580,40 @@ def test_people_card_in_the_first_trick_and_without_weights():
     assert (stargames["payouts"].sum(axis=1) == 0).all()
     with pytest.raises(StrategyError, match="inference=1"):
         play_games(1, 0, 1, "stargames", seats=resolve("pimc[worlds=4,inference=1]"))
+
+
+def test_a_lead_searches_with_lead_budget_times_the_budget():
+    """``lead_budget``: a lead (the widest choice) may use that many times ``node_budget``: it solves at least as
+    many worlds, more where the budget ran out; the other decisions solve the same worlds as before."""
+    from simkit.engine.game import play_games
+    from test_analyze import record_of
+
+    rules = load_ruleset("sauspiel")
+    t = tables_for(rules)
+    base = "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0"
+    one = np.ascontiguousarray(resolve(base + ",lead_budget=1]").config_for(rules), np.float64)
+    four = np.ascontiguousarray(resolve(base + ",lead_budget=4]").config_for(rules), np.float64)
+    g = play_games(9, 0, 4, rules, seats=resolve("heuristic"), trace=True, contract="rufspiel", declarer=1)
+    more = 0
+    for j in range(4):
+        if g["kind"][j] < 0:
+            continue
+        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
+                                     "re_seat")}
+        game = parse_game(record_of(row, rules, [int(c) for c in g["trace_played"][j]]), int(row["deal_id"]), rules)
+
+        def ask(i, seat, hand, legal, info):
+            nonlocal more
+            if i >= 16 or int(legal) & (int(legal) - 1) == 0:
+                return 0
+            n_one = _pimc_sums(one, t, hand, legal, seat, info)[2]
+            n_four = _pimc_sums(four, t, hand, legal, seat, info)[2]
+            if i % 4 == 0:
+                assert n_four >= n_one
+                more += n_four > n_one
+            else:
+                assert n_four == n_one
+            return 0
+
+        walk(game, ask)
+    assert more > 0

@@ -85,6 +85,7 @@ from simkit.strategies.api import (
     I_HISTORY_CARDS,
     I_KIND,
     I_KNOCKED,
+    I_LEADER,
     I_PLAYED_BY,
     I_RNG,
     I_SUIT,
@@ -147,7 +148,7 @@ _OWN = (
                          "0: payout levels only"),
     ("people_card", 1.0, "1: where the ruleset has people weights, the people model's card (its likeliest) is the "
                          "tie-break and the fallback in place of the heuristic's; 0: the heuristic's"),
-    ("min_solved", 1.0, "with fewer worlds solved than this the fallback card is played"),
+    ("lead_budget", 2.0, "a lead (the first card of a trick) may search this many times node_budget"),
     ("people_tricks", 1.0, "with people_card on and the ruleset's people weights: in the first this many tricks "
                            "the people model's card is played without a search"),
 )
@@ -166,7 +167,7 @@ C_BID_EVAL, C_BID_WORLDS, C_BID_MIN_WORLDS, C_BID_EVAL_MAX, C_BID_EVAL_SLACK, C_
     N_HEURISTIC + 10, N_HEURISTIC + 17)
 C_POINTS_FROM = N_HEURISTIC + 17
 C_PEOPLE_CARD = N_HEURISTIC + 18
-C_MIN_SOLVED = N_HEURISTIC + 19
+C_LEAD_BUDGET = N_HEURISTIC + 19
 C_PEOPLE_TRICKS = N_HEURISTIC + 20
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
@@ -316,6 +317,8 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         return heur_card
     n_worlds = np.int64(config[C_WORLDS])
     budget = np.int64(config[C_NODE_BUDGET])
+    if info[I_LEADER] == seat and config.shape[0] > C_LEAD_BUDGET:  # a lead: the widest and dearest choice
+        budget = np.int64(budget * config[C_LEAD_BUDGET])
     if budget <= 0:
         budget = np.int64(1) << np.int64(62)
     # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
@@ -478,8 +481,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
                 sums[c] += weight * gain
         guess = next_guess if by_points else vals[idv[heur_card]]
     thr[16] = solved
-    min_solved = np.int64(config[C_MIN_SOLVED]) if config.shape[0] > C_MIN_SOLVED else np.int64(1)
-    if solved == 0 or solved < min_solved:
+    if solved == 0:
         return pref
     best = pref
     m = legal
