@@ -248,26 +248,32 @@ def _small_pimc():
     return s.with_config(cfg)
 
 
+def _kernel_records(rules, seats, seed, first, n, contract, declarer):
+    """The games the kernel played (``contract`` forced on ``declarer``) as parsed records, each with its cards in
+    play order; deals whose hand cannot declare the contract are left out."""
+    from simkit.engine.game import play_games
+    from test_analyze import record_of
+
+    g = play_games(seed, first, n, rules, seats=seats, trace=True, contract=contract, declarer=declarer)
+    for j in range(n):
+        if g["kind"][j] < 0:
+            continue
+        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
+                                     "re_seat")}
+        played = [int(c) for c in g["trace_played"][j]]
+        yield parse_game(record_of(row, rules, played), int(row["deal_id"]), rules), played
+
+
 @pytest.mark.parametrize("kind", ["rufspiel", ("solo", "gras")])
 def test_kernel_and_record_path_choose_alike(kind):
     """Games the kernel played with pimc at every seat: asked through the record path (which gives the strategy
     only the seat's own hand and the public history), pimc names the card it played at every decision. So the
     kernel's pimc uses nothing a record does not show its seat, and its choice depends on nothing else (not on
     what the workspace solved before)."""
-    from simkit.engine.game import play_games
-    from test_analyze import record_of
-
     rules = load_ruleset("sauspiel")
     strat = _small_pimc()
-    g = play_games(0, 1, 8, rules, seats=strat, trace=True, contract=kind, declarer=1)
     agreed = 0
-    for j in range(8):
-        if g["kind"][j] < 0:
-            continue
-        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
-                                     "re_seat")}
-        played = [int(c) for c in g["trace_played"][j]]
-        game = parse_game(record_of(row, rules, played), int(row["deal_id"]), rules)
+    for game, played in _kernel_records(rules, strat, 0, 1, 8, kind, 1):
         assert advise(strat, game) == played
         agreed += 1
     assert agreed >= 6
@@ -514,20 +520,13 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
     Schwarz ends by a tricks search). On every decision from trick 3 of heuristic games, the payout part of each
     card's sum is the payout the level search gives, card for card; the rest is the seat's side's points, within
     0..120 a world; and the card played has the best sum."""
-    from simkit.engine.game import play_games
-    from test_analyze import record_of
-
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
     base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0"
     by_points = np.ascontiguousarray(resolve(base + ",points_from=1]").config_for(rules), np.float64)
     by_level = np.ascontiguousarray(resolve(base + ",points_from=0]").config_for(rules), np.float64)
-    g = play_games(3, 0, 6, rules, seats=resolve("heuristic"), trace=True, contract=kind, declarer=2)
     checked = ends = 0
-    for j in range(6):
-        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
-                                     "re_seat")}
-        game = parse_game(record_of(row, rules, [int(c) for c in g["trace_played"][j]]), int(row["deal_id"]), rules)
+    for game, _ in _kernel_records(rules, resolve("heuristic"), 3, 0, 6, kind, 2):
 
         def ask(i, seat, hand, legal, info):
             nonlocal checked, ends
@@ -559,18 +558,10 @@ def test_people_card_in_the_first_trick_and_without_weights():
     the pimc of the heuristic's tie-break, with no error, unless inference=1 is asked for explicitly."""
     from simkit.engine.game import play_games
     from simkit.strategies import StrategyError
-    from test_analyze import record_of
 
     rules = load_ruleset("sauspiel")
-    g = play_games(5, 0, 6, rules, seats=resolve("heuristic"), trace=True, contract="rufspiel", declarer=0)
     first = later = 0
-    for j in range(6):
-        if g["kind"][j] < 0:  # no Rufspiel possible with this hand
-            continue
-        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
-                                     "re_seat")}
-        played = [int(c) for c in g["trace_played"][j]]
-        game = parse_game(record_of(row, rules, played), int(row["deal_id"]), rules)
+    for game, _ in _kernel_records(rules, resolve("heuristic"), 5, 0, 6, "rufspiel", 0):
         mine, people = advise(resolve("pimc[worlds=4]"), game), advise(resolve("people"), game)
         assert mine[:4] == people[:4]
         first += 4
@@ -585,22 +576,13 @@ def test_people_card_in_the_first_trick_and_without_weights():
 def test_a_lead_searches_with_lead_budget_times_the_budget():
     """``lead_budget``: a lead (the widest choice) may use that many times ``node_budget``: it solves at least as
     many worlds, more where the budget ran out; the other decisions solve the same worlds as before."""
-    from simkit.engine.game import play_games
-    from test_analyze import record_of
-
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
     base = "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0"
     one = np.ascontiguousarray(resolve(base + ",lead_budget=1]").config_for(rules), np.float64)
     four = np.ascontiguousarray(resolve(base + ",lead_budget=4]").config_for(rules), np.float64)
-    g = play_games(9, 0, 4, rules, seats=resolve("heuristic"), trace=True, contract="rufspiel", declarer=1)
     more = 0
-    for j in range(4):
-        if g["kind"][j] < 0:
-            continue
-        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
-                                     "re_seat")}
-        game = parse_game(record_of(row, rules, [int(c) for c in g["trace_played"][j]]), int(row["deal_id"]), rules)
+    for game, _ in _kernel_records(rules, resolve("heuristic"), 9, 0, 4, "rufspiel", 1):
 
         def ask(i, seat, hand, legal, info):
             nonlocal more

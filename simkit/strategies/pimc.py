@@ -4,8 +4,12 @@ At a decision with more than one legal card the seat deals the cards it has not 
 drawn exactly uniformly among those consistent with everything it knows (simkit.strategies.worlds), solves each
 world with every hand open for the ``payout`` objective (simkit.solver: the outcome level of each legal card, lost
 Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and partner), and plays the card with the
-best total payout to its own seat over the worlds. Ties (common: the same outcome whatever it plays) go to the
-card the heuristic would play, so pimc plays like the heuristic wherever the solver sees no difference.
+best total payout to its own seat over the worlds. From trick ``points_from`` on a world is solved for each card's
+exact card points instead, the level derived from them, and the points break the payout's ties. Ties otherwise go
+to the preferred card: the ``people`` model's likeliest where the ruleset has people weights (``people_card``),
+else the heuristic's, so pimc plays like people (or the heuristic) wherever the solver sees no difference; in the
+first ``people_tricks`` tricks the people card is played unsearched, and a lead may use ``lead_budget`` times the
+node budget.
 
 Bidding, Kontra and Re are pimc's own (``bid_eval`` and ``double_eval``, on by default; off, they are the
 heuristic's, whose config is the first part of pimc's: by the value table of the ruleset's tariff,
@@ -15,16 +19,17 @@ the heuristic at all four seats and priced by the tariff. Both entries are alway
 N_DOUBLE of simkit.strategies.natives); switched off they return the value-table bidder's answer, computed as the
 kernel computes it for a native seat without them, so the rows are those of before.
 
-Inference (``inference`` = 1; simkit.strategies.inference): the worlds are no longer alike. Each is weighed by its
+Inference (``inference``: 2, the default, where the ruleset has people weights; 1 always; simkit.strategies.inference):
+the worlds are no longer alike. Each is weighed by its
 likelihood under the ``people`` model: the product, over every unforced card another seat played so far (and
 their bids, ``infer_bids``), of the model's probability of that card given that world's hand for the seat and the
 public state then, each floored at ``infer_floor``. With ``infer_candidates`` 1 the solved worlds' payouts are
 summed with those weights; with k > 1, k x ``worlds`` candidates are drawn and ``worlds`` of them resampled by
 weight (systematic resampling; a world drawn twice is solved once and counted twice). The people weights of the
 ruleset are bound into the config (:func:`bind`; sauspiel and sauspiel-short); elsewhere asking for inference is a
-one-line error. Measured (docs/strategies.md, "Inference"): with ``infer_candidates`` 8 the double-dummy loss per
-unforced card on real games falls from 1.73 to 1.56 (people's 1.63), at three quarters of the speed; the gain in
-duplicate matches is within the noise so far, so it is off by default; off, the rows are those of before.
+one-line error (with ``inference=1``; the default 2 plays without it there). Measured (docs/strategies.md,
+"Inference"); off, with the other switches of later (``points_from``, ``people_card``, ``people_tricks``,
+``lead_budget``) off too, the rows are those of before.
 The model is the people model only (not pluggable: its kernels are compiled into :func:`decide`).
 
 Reproducible: the worlds are drawn from the seat's own random stream, and every decision starts a fresh generation
@@ -38,7 +43,8 @@ up; a world whose own solve needs more is left out; with no world solved the heu
 heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_temperature``, ``infer_candidates``,
 ``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
-``double_eval`` the bidding and doubling by its own evaluation.
+``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
+``people_tricks`` the points, the preferred card and the budgets above.
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
 with the other three against it (a bound, docs/solver.md), but only once the seat holds at most ``ramsch_cards``
