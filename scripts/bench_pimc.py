@@ -126,8 +126,10 @@ def markdown(res: dict, machine: str, workers: int, deals: int) -> str:
         "",
         f"{machine}; load average {res['load'][0]:.1f} at the start, {res['load'][1]:.1f} at the end (2 would be "
         "both cores busy with this benchmark alone). `scripts/bench.py pimc` (scripts/bench_pimc.py). Default "
-        "config: 12 worlds, a budget of 40,000 solver nodes per decision, payout levels from the first trick. "
-        "Rulesets `sauspiel` (long deck) and `sauspiel-short`.",
+        "config: 12 worlds, a budget of 40,000 solver nodes per decision (twice that for a lead), payout levels "
+        "in the second trick and exact card points from the third, the people model's card in the first trick "
+        "and as the tie-break, inference by the people model (docs/strategies.md). Rulesets `sauspiel` (long deck) "
+        "and `sauspiel-short`.",
         "",
         "Speed: complete deals per second on one core (bids, Kontra/Re, every card, scoring).",
         "",
