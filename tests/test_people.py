@@ -189,6 +189,28 @@ def test_a_missing_or_broken_weights_file_is_one_line(tmp_path):
     assert r.returncode == 2 and "cannot be read" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_weights_of_another_model_version_are_refused(tmp_path):
+    """A file whose feature names or play contexts are not the model's (the weights of before a feature was added,
+    say) is a one-line error naming the cure, not a silent misreading of its arrays."""
+    from simkit.strategies import StrategyError
+    from simkit.strategies.people import features as F
+    from simkit.strategies.people import weights as W
+
+    _, bid_w, play_w, meta = W.find(load_ruleset("sauspiel"))
+    for change in ({"play": list(F.PLAY_FEATURES[:53])}, {"contexts": list(F.GROUP_NAMES[:7])}, {"phases": 1}):
+        m = json.loads(json.dumps(meta))
+        if "play" in change:
+            m["features"]["play"] = change["play"]
+        else:
+            m.update(change)
+        path = tmp_path / "old.npz"
+        np.savez(path, bid_w=bid_w, play_w=play_w, meta=np.array(json.dumps(m)))
+        with pytest.raises(StrategyError, match="trained for another model version; retrain them"):
+            W.load(path)
+        path.unlink()
+        W._load.cache_clear()
+
+
 def test_shipped_weights_fit_the_presets_and_say_how_they_were_made():
     from simkit.strategies.people import weights as W
 
@@ -284,6 +306,39 @@ def test_win_calibration_moves_the_self_play_win_rate_to_people_s(tmp_path):
     # a kind with fewer fitting games than min_games is left alone (and nothing is simulated)
     W3, m3 = T.calibrate_wins(*args, min_games=10_000)
     assert m3["offsets"] == {} and np.array_equal(W3, T.finish_bids(b, W0, dirs))
+
+
+def test_a_kind_with_too_few_games_borrows_its_sibling_s_win_offset(tmp_path):
+    """calibrate_wins(pool_siblings=True), the default training setting: of Wenz and Geier (siblings), the one
+    with fewer fitting games than min_games takes the other's offset (the same round by round, recorded under
+    "pooled"); without pooling it keeps offset 0."""
+    from simkit.rules.contracts import KIND_NAMES
+    from simkit.strategies.people import train as T
+
+    games = _exported_games(tmp_path, 400)
+    rules = load_ruleset("sauspiel")
+    deals, _, _, won = T.read_training_deals(games, rules)
+    ex = T.extract(deals, rules, 0, 0.2, won=won)
+    b = ex.bids
+    kinds = b.declared[~b.deal_val, 0]
+    big, small = sorted((2, 3), key=lambda k: (kinds == k).sum(), reverse=True)
+    n_big, n_small = int((kinds == big).sum()), int((kinds == small).sum())
+    assert n_big > n_small and n_big >= 4, (n_big, n_small)
+    dirs = T.strength_directions(b, rules, [2, 3], 150, 0)
+    W0, _ = T.fit_bid_likelihood(b, 1e-7, 200)
+    fake = b.won.copy()  # people won the kind less often than the heuristic's declarers: a negative offset
+    idx = np.flatnonzero(~b.deal_val & (b.declared[:, 0] == big))
+    fake[idx] = False
+    fake[idx[: len(idx) // 2]] = True
+    args = (b, W0, dirs, fake, rules, T.fit_play(ex.play, max_iter=50)[0], 20_000, 5)
+    B, S = KIND_NAMES[big], KIND_NAMES[small]
+    W, m = T.calibrate_wins(*args, min_games=n_small + 1, rounds=2)
+    assert list(m["people"]) == [B] and m["pooled"] == {S: B}, json.dumps(m)
+    assert m["offsets"][S] == m["offsets"][B] != 0
+    assert all(r[S]["offset"] == r[B]["offset"] for r in m["rounds"])
+    W1, m1 = T.calibrate_wins(*args, min_games=n_small + 1, rounds=2, pool_siblings=False)
+    assert m1["pooled"] == {} and S not in m1["offsets"] and not np.array_equal(W, W1)
+    assert T.Settings().win_pool_siblings is True
 
 
 def test_train_command_writes_weights_that_play(tmp_path):

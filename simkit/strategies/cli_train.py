@@ -38,6 +38,10 @@ def register(app: typer.Typer) -> None:
         win_max_offset: float = typer.Option(8.0, "--win-max-offset", help="The furthest the win-rate calibration "
                                              "moves a contract's declared hands, in card points of predicted worth "
                                              "(more: closer win rates, a worse bid likelihood)."),
+        win_pool_siblings: bool = typer.Option(True, "--win-pool-siblings/--no-win-pool-siblings",
+                                               help="A contract with too few games to calibrate its own win rate "
+                                               "takes the offset of its sibling in the same deck (Geier Wenz's, "
+                                               "Farbgeier Farbwenz's); off: it keeps offset 0."),
     ):
         """Fit the `people` strategy's bidding and play model to recorded games, one weights file per ruleset.
 
@@ -62,7 +66,8 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"--out {out} exists and is not a directory")
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
         settings = T.Settings(seed=seed, val_fraction=val_fraction, strength_rows=strength_rows,
-                              win_deals=win_deals, win_max_offset=win_max_offset)
+                              win_deals=win_deals, win_max_offset=win_max_offset,
+                              win_pool_siblings=win_pool_siblings)
         warned = [0]
 
         def warn(msg):

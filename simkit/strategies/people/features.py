@@ -29,6 +29,7 @@ from simkit.strategies.api import (
     I_HISTORY_CARDS,
     I_HISTORY_LEADER,
     I_KIND,
+    I_LEADER,
     I_N_IN_TRICK,
     I_PARTNER_SHOWN,
     I_PLAYED,
@@ -92,15 +93,28 @@ PLAY_FEATURES = (
     "lowest_beater", "mate_sure_points", "mate_after_points", "trump_rank_sq", "opp_after_beats",
     # leading a trump: into a stronger one, pulling with the top, none left out; the last one I hold
     "lead_trump_under", "lead_trump_pull", "lead_last_trump", "lead_trump_none_out",
+    # issue 30 (the solo-type defence, the Wenz/Geier declarer). Following: points an opponent after me may still
+    # take, points given to a teammate's trick no opponent plays to any more ("schmieren"), points into a suit an
+    # opponent after me has shown void in (while trumps are out), a trump with an opponent still to play.
+    # Leading: a side suit an opponent is void in while trumps are out, a trump while I hold as many as are out
+    # (pulling), a side suit's top card while trumps are out, points with an opponent next, any side card while
+    # trumps are out, a trump by the trumps out per trump of mine
+    "exposed_points", "mate_wins_opp_done_points", "opp_after_void_points", "lead_opp_void_ruff",
+    "lead_trump_majority", "lead_side_boss_trumps_out", "lead_opp_next_points", "lead_side_trumps_out",
+    "follow_trump_opp_after", "lead_trump_x_out_frac",
 )
 N_PLAY = len(PLAY_FEATURES)
 MAX_LEGAL = 8
 #: role groups: Rufspiel declarer, partner, defender; solo-type (Farbsolo, Farbwenz, Farbgeier) declarer,
-#: defender; Wenz/Geier declarer, defender. Context = 4 * group + the seat's place in the trick.
-N_GROUPS = 7
-N_CONTEXTS = 4 * N_GROUPS
+#: defender; Wenz/Geier declarer, defender; the two defences again where the declarer has already played to the
+#: trick. Context = 4 * group + the seat's place in the trick, + 4 * N_GROUPS from the middle of the deal on.
+N_GROUPS = 9
+#: the deal's halves: tricks before the middle of the hand and from it on (trick number >= hand size / 2)
+N_PHASES = 2
+N_CONTEXTS = 4 * N_GROUPS * N_PHASES
 GROUP_NAMES = ("rufspiel declarer", "rufspiel partner", "rufspiel defender", "solo declarer", "solo defender",
-               "wenz/geier declarer", "wenz/geier defender")
+               "wenz/geier declarer", "wenz/geier defender", "solo defender, declarer played",
+               "wenz/geier defender, declarer played")
 
 
 @njit(cache=True, inline="always")
@@ -223,7 +237,10 @@ def _play_features_of(put, clear, finish):
             g = 5 if seat == decl else 6
         else:
             g = 3 if seat == decl else 4
-        ctx = 4 * g + n
+        if g == 4 or g == 6:  # a defender after the declarer's card in this trick: he cannot take it any more
+            if n > 0 and ((decl - seat) & 3) > 3 - n:
+                g = 7 if g == 4 else 8
+        ctx = 4 * g + n + (4 * N_GROUPS if 2 * t_no >= hs else 0)
         at = w_at + ctx * N_PLAY  # the context's weights (score mode)
         # the trick so far
         best, winner, pts = trick_so_far(info, v, strength, eff_suit)
@@ -239,34 +256,44 @@ def _play_features_of(put, clear, finish):
                 mate_after = True
             elif tx == 0:
                 opp_after = True
-        # voids shown and leads per effective suit, from the completed tricks (lead features only)
+        # voids shown (the completed tricks and the one in progress) and leads per effective suit (completed tricks)
         void = np.int64(0)  # bit 5 * x + e: seat x has shown void in effective suit e
         leads = np.int64(0)  # 4 bits per effective suit: how often it was led in completed tricks
         opp_void = np.int64(0)  # who has shown void in which suit: known opponents, known teammates (bit e)
         mate_void = np.int64(0)
-        if n == 0:
-            for t in range(t_no + 1):
-                nk = 4 if t < t_no else n
-                if nk == 0:
-                    break
-                lc = info[I_HISTORY_CARDS + 4 * t]
-                le = eff_suit[v, lc]
-                if t < t_no:
-                    leads += np.int64(1) << np.int64(4 * le)
-                ld = info[I_HISTORY_LEADER + t]
-                for k in range(1, nk):
-                    c = info[I_HISTORY_CARDS + 4 * t + k]
-                    if eff_suit[v, c] != le:
-                        void |= np.int64(1) << np.int64(5 * ((ld + k) & 3) + le)
-            for x in range(4):
-                if x == seat:
-                    continue
-                vx = (void >> np.int64(5 * x)) & 31
-                tx = _team(x, seat, kind, decl, partner, i_am_partner)
-                if tx == 1:
-                    mate_void |= vx
-                elif tx == 0:
-                    opp_void |= vx
+        # read only where a feature needs them: leading, or following a side suit with an opponent still to play and
+        # trumps out (opp_after_void_points)
+        need_voids = n == 0 or (opp_after and led_e != _TRUMP and (out & tm) != 0)
+        for t in range(t_no if need_voids else 0):
+            lc = info[I_HISTORY_CARDS + 4 * t]
+            le = eff_suit[v, lc]
+            leads += np.int64(1) << np.int64(4 * le)
+            ld = info[I_HISTORY_LEADER + t]
+            for k in range(1, 4):
+                c = info[I_HISTORY_CARDS + 4 * t + k]
+                if eff_suit[v, c] != le:
+                    void |= np.int64(1) << np.int64(5 * ((ld + k) & 3) + le)
+        if n > 1 and need_voids:  # and the trick in progress
+            ld = info[I_LEADER]
+            for k in range(1, n):
+                if eff_suit[v, info[I_TRICK + k]] != led_e:
+                    void |= np.int64(1) << np.int64(5 * ((ld + k) & 3) + led_e)
+        for x in range(4 if n == 0 else 0):  # for the lead features
+            if x == seat:
+                continue
+            vx = (void >> np.int64(5 * x)) & 31
+            tx = _team(x, seat, kind, decl, partner, i_am_partner)
+            if tx == 1:
+                mate_void |= vx
+            elif tx == 0:
+                opp_void |= vx
+        opp_after_void = False  # a known opponent after me has shown void in the led suit
+        opp_next = n == 0 and _team((seat + 1) & 3, seat, kind, decl, partner, i_am_partner) == 0  # leading
+        if n > 0 and need_voids:
+            for k in range(1, 4 - n):
+                x = (seat + k) & 3
+                if _team(x, seat, kind, decl, partner, i_am_partner) == 0 and (void >> np.int64(5 * x + led_e)) & 1:
+                    opp_after_void = True
         # the legal cards' extremes
         weakest = -1
         strongest = -1
@@ -374,6 +401,14 @@ def _play_features_of(put, clear, finish):
                     acc = put(f, w, at, row, acc, 46, p * _INV11)
                 if beats and opp_after:
                     acc = put(f, w, at, row, acc, 48, 1.0)
+                if opp_after and not sure:
+                    acc = put(f, w, at, row, acc, 53, p * _INV11)
+                if rel == 1 and not opp_after:
+                    acc = put(f, w, at, row, acc, 54, p * _INV11)
+                if opp_after_void and led_e != _TRUMP and out_tr > 0:
+                    acc = put(f, w, at, row, acc, 55, p * _INV11)
+                if is_tr and opp_after:
+                    acc = put(f, w, at, row, acc, 61, 1.0)
             else:
                 nl = (leads >> np.int64(4 * e)) & 15
                 acc = put(f, w, at, row, acc, 32, min(nl, 3) * _INV3)
@@ -392,6 +427,18 @@ def _play_features_of(put, clear, finish):
                         acc = put(f, w, at, row, acc, 52, 1.0)
                     if my_tr == 1:
                         acc = put(f, w, at, row, acc, 51, 1.0)
+                    if out_tr > 0 and my_tr >= out_tr:
+                        acc = put(f, w, at, row, acc, 57, 1.0)
+                    acc = put(f, w, at, row, acc, 62, out_tr / max(my_tr, 1) * 0.25)
+                else:
+                    if out_tr > 0:
+                        acc = put(f, w, at, row, acc, 60, 1.0)
+                        if n_hi_out == 0:
+                            acc = put(f, w, at, row, acc, 58, 1.0)
+                        if _bit(opp_void, e):
+                            acc = put(f, w, at, row, acc, 56, 1.0)
+                if opp_next:
+                    acc = put(f, w, at, row, acc, 59, p * _INV11)
             if kind == 0 and not is_tr and (c >> 3) == suit:
                 acc = put(f, w, at, row, acc, 37, 1.0)
                 if c == ace:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.rules.contracts import BID_ORDER
+from simkit.strategies.api import I_TRICK_NO
 from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES
 from simkit.strategies.people import features as F
 from simkit.strategies.people import model as M
@@ -70,6 +71,7 @@ class PlayData:
     heur: np.ndarray     # int64[N]: row offset of the heuristic's card
     val: np.ndarray      # bool[N]
     forced: int = 0      # decisions with one legal card (not fitted)
+    trick: np.ndarray | None = None  # int64[N]: the trick number of the decision
 
 
 @dataclass
@@ -100,7 +102,7 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
     fb = np.zeros(F.N_BID)
     bx, bk, bs, bg, ba, bh, deal_hands = [], [], [], [], [], [], []
     pass_ok, gval, gdeal, gseat, declared, deal_val = [], [], [], [], [], []
-    px, pstart, pctx, pchosen, pheur, pval = [], [0], [], [], [], []
+    px, pstart, pctx, pchosen, pheur, pval, ptrick = [], [0], [], [], [], [], []
     forced = 0
     unmodelled = []
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
@@ -174,6 +176,7 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
                 pchosen.append(cards.index(d.game.plays[i]))
                 pheur.append(cards.index(hc))
                 pval.append(val)
+                ptrick.append(int(info[I_TRICK_NO]))
                 return -1
 
             walk(d.game, ask)
@@ -186,7 +189,7 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
                    np.array(deal_won, bool) if won is not None else None)
     play = PlayData(np.concatenate(px) if px else np.zeros((0, F.N_PLAY)), np.array(pstart, np.int64),
                     np.array(pctx, np.int64), np.array(pchosen, np.int64), np.array(pheur, np.int64),
-                    np.array(pval, bool), forced)
+                    np.array(pval, bool), forced, np.array(ptrick, np.int64))
     return Extracted(bids, play, n_deals, n_games, unmodelled=unmodelled)
 
 
@@ -503,9 +506,14 @@ def self_play_wins(rules, bid_w: np.ndarray, play_w: np.ndarray, deals: int, see
 MAX_OFFSET = 8.0
 
 
+#: a contract kind's structural sibling in the same deck (the same trumps but the Ober for the Unter): a kind with too
+#: few fitting games to calibrate its own win rate may borrow its sibling's offset (``pool_siblings``)
+SIBLING = {2: 3, 3: 2, 4: 5, 5: 4}
+
+
 def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray, rules, play_w: np.ndarray,
                    deals: int, seed: int, min_games: int = 200, rounds: int = 6, log=None,
-                   max_offset: float = MAX_OFFSET) -> tuple[np.ndarray, dict]:
+                   max_offset: float = MAX_OFFSET, pool_siblings: bool = True) -> tuple[np.ndarray, dict]:
     """The likelihood fit ``W`` finished (:func:`finish_bids`) with each solo-type kind's declared hands moved
     along its strength direction until the model, playing itself, wins that kind as often as people did in the
     fitting deals (``won``: per deal, the declarer won).
@@ -514,29 +522,39 @@ def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray,
     rates off by up to 7 points, for two measured reasons: people's declared hands are worth more than the linear
     prediction says (their selection sees what the features do not: short deck, solver values, 5 to 8 points
     over the prediction, the model's 0 to 4), and the model's play wins more or less often than people's on the
-    same hands (short Solo +3.4, Wenz -3.5, Geier -3.6 points; long Solo +5.3). The offset of a kind is in card
-    points of predicted worth over people's; a secant step a round on the simulated win rate (``deals`` deals of
-    run ``seed``, the same each round, so the rounds are deterministic); kinds with fewer than ``min_games``
-    fitting games keep offset 0 (their win rate is noise)."""
+    same hands (short Solo +3.4, Wenz -3.5, Geier -3.6 points; long Solo +5.3; +1.9, -1.9, -2.5 and +3.8 with the
+    play features of issue 30). The offset of a kind is in card points of predicted worth over people's; a
+    secant step a round on the simulated win rate (``deals`` deals of run ``seed``, the same each round, so the
+    rounds are deterministic); kinds with fewer than ``min_games``
+    fitting games keep offset 0 (their win rate is noise), or with ``pool_siblings`` take the offset of their
+    :data:`SIBLING` when it has the games (long-deck Geier, 74 games in all, Wenz's: the same kind of hand and
+    play with the Ober for the Unter), never a value fitted to their own few games."""
     fitted = ~b.deal_val
     kinds = b.declared[:, 0]
     target = {k: float(won[fitted & (kinds == k)].mean()) for k in sorted(directions)
               if (fitted & (kinds == k)).sum() >= min_games}
     offsets = {k: 0.0 for k in target}
+    pooled = {k: SIBLING[k] for k in sorted(directions)
+              if pool_siblings and k not in target and SIBLING.get(k) in target}
+
+    def asked(off):  # the offsets finish_bids moves the declared hands by: the pooled kinds' their sibling's
+        return {**off, **{k: off[sib] for k, sib in pooled.items()}}
+
+    pooled_meta = {M_KIND_NAMES[k]: M_KIND_NAMES[sib] for k, sib in pooled.items()}
     if not target:  # no kind with games enough to measure a win rate on
         return finish_bids(b, W, directions), {"deals": deals, "seed": seed, "min_games": min_games, "people": {},
-                                               "offsets": {}, "rounds": []}
+                                               "offsets": {}, "pooled": {}, "rounds": []}
     slope = {k: 0.5 for k in target}  # percentage points of win rate per point of worth (measured: 0.3 .. 0.7)
     last: dict[int, tuple] = {}
     history = []
     Wc = finish_bids(b, W, directions)
     for rnd in range(rounds + 1):
         if rnd:  # always from the likelihood fit: the weights are a function of the offsets, not of the path
-            Wc = finish_bids(b, W, directions, offsets)
+            Wc = finish_bids(b, W, directions, asked(offsets))
         sim = self_play_wins(rules, Wc, play_w, deals, seed)
         err = {k: 100.0 * (sim[k][0] - target[k]) if k in sim else 0.0 for k in target}
-        history.append({M_KIND_NAMES[k]: {"offset": round(offsets[k], 3), "win": round(sim.get(k, (0.0,))[0], 4)}
-                        for k in target})
+        history.append({M_KIND_NAMES[k]: {"offset": round(o, 3), "win": round(sim.get(k, (0.0,))[0], 4)}
+                        for k, o in asked(offsets).items()})
         if log is not None:
             log("win calibration round " + str(rnd) + ": " + ", ".join(
                 f"{M_KIND_NAMES[k]} {offsets[k]:+.2f} pts: {100 * sim.get(k, (0.0,))[0]:.1f}% "
@@ -554,7 +572,8 @@ def calibrate_wins(b: BidData, W: np.ndarray, directions: dict, won: np.ndarray,
             offsets[k] = float(np.clip(offsets[k] - np.clip(err[k] / slope[k], -6.0, 6.0), -max_offset, max_offset))
     return Wc, {"deals": deals, "seed": seed, "min_games": min_games,
                 "people": {M_KIND_NAMES[k]: round(v, 4) for k, v in target.items()},
-                "offsets": {M_KIND_NAMES[k]: round(v, 3) for k, v in offsets.items()}, "rounds": history}
+                "offsets": {M_KIND_NAMES[k]: round(v, 3) for k, v in asked(offsets).items()}, "pooled": pooled_meta,
+                "rounds": history}
 
 
 # ------------------------------------------------------------------------------------------------ play fit
@@ -612,14 +631,15 @@ def play_accuracy(p: PlayData, W: np.ndarray, dec: np.ndarray) -> dict:
     hit = best == p.chosen[dec]
     heur = p.heur[dec] == p.chosen[dec]
     ll = s[start[:-1] + p.chosen[dec]] - lse
-    group = p.ctx[dec] // 4
+    group = (p.ctx[dec] // 4) % F.N_GROUPS
     out = {"decisions": int(len(dec)), "model": round(float(hit.mean()), 4), "heuristic": round(float(heur.mean()), 4),
            "log_likelihood": round(float(ll.mean()), 4), "by_group": {}}
     for gi, name in enumerate(F.GROUP_NAMES):
         sel = group == gi
         if sel.any():
             out["by_group"][name] = {"decisions": int(sel.sum()), "model": round(float(hit[sel].mean()), 4),
-                                     "heuristic": round(float(heur[sel].mean()), 4)}
+                                     "heuristic": round(float(heur[sel].mean()), 4),
+                                     "log_likelihood": round(float(ll[sel].mean()), 4)}
     return out
 
 
@@ -645,6 +665,9 @@ class Settings:
     win_min_games: int = 200
     #: the furthest the win-rate calibration moves a kind's declared hands (card points of predicted worth)
     win_max_offset: float = MAX_OFFSET
+    #: a kind with fewer than ``win_min_games`` fitting games takes the win offset of its structural sibling in the
+    #: same deck (Geier Wenz's, Farbgeier Farbwenz's) where that one has the games; False: it keeps offset 0
+    win_pool_siblings: bool = True
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -712,7 +735,8 @@ def train(games, rules, settings: Settings = Settings(), progress=None, warn=Non
         t1 = time.time()
         bid_w, win_m = calibrate_wins(ex.bids, bid_raw, directions, ex.bids.won, rules, play_w, settings.win_deals,
                                       settings.seed + 2026, settings.win_min_games, log=say,
-                                      max_offset=settings.win_max_offset)
+                                      max_offset=settings.win_max_offset,
+                                      pool_siblings=settings.win_pool_siblings)
         bid_m["win_calibration"] = win_m
         say(f"{rules.name}: win rates calibrated in {time.time() - t1:.0f} s")
     else:

@@ -2,8 +2,9 @@
 
 A weights file (``.npz``) holds ``bid_w`` float64[N_KINDS, N_BID], ``play_w`` float64[N_CONTEXTS, N_PLAY] and
 ``meta``, a JSON string: the format, the ruleset it was trained for (name, deck, contracts, tariff), the training
-data (file name, sha256, deals, games, records skipped), the training settings, the validation metrics and the
-feature names (a file made for other features is refused: retrain it).
+data (file name, sha256, deals, games, records skipped), the training settings, the validation metrics, the
+feature names and the play contexts (role groups, phases of the deal): a file made for other features or
+contexts is refused (retrain it).
 
 A model is valid for a ruleset with the same **deck, contracts and tariff** as the one it was fitted under (what
 the people bid for and with); run_away_min, Kontra/Re and Tout settings may differ (people bid no Tout in the real
@@ -43,7 +44,7 @@ def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict) ->
     """Write a weights file atomically (a temporary name, then renamed)."""
     path = Path(path)
     meta = {"format": FORMAT, "features": {"bid": list(F.BID_FEATURES), "play": list(F.PLAY_FEATURES)},
-            "contexts": list(F.GROUP_NAMES), **meta}
+            "contexts": list(F.GROUP_NAMES), "phases": F.N_PHASES, **meta}
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         np.savez(f, bid_w=np.asarray(bid_w, np.float64), play_w=np.asarray(play_w, np.float64),
@@ -61,7 +62,8 @@ def _load(path: str, mtime: float) -> tuple[np.ndarray, np.ndarray, dict]:
     except Exception as e:
         raise _error(f"people weights {path} cannot be read ({type(e).__name__}: {e})") from None
     if meta.get("format") != FORMAT or meta.get("features") != {"bid": list(F.BID_FEATURES),
-                                                                 "play": list(F.PLAY_FEATURES)}:
+                                                                 "play": list(F.PLAY_FEATURES)} \
+            or meta.get("contexts") != list(F.GROUP_NAMES) or meta.get("phases", 1) != F.N_PHASES:
         raise _error(f"people weights {path} were trained for another model version; retrain them with "
                      f"`simkit train people`")
     if bid_w.shape != (M.N_KINDS, F.N_BID) or play_w.shape != (F.N_CONTEXTS, F.N_PLAY):
