@@ -491,7 +491,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         return pref
     best = pref
     m = legal
-    while m != 0:  # the best total; on a tie the heuristic's card, else the cheapest, then the weakest
+    while m != 0:  # the best total; on a tie the preferred card, else the cheapest, then the weakest
         c = cttz(m)
         m &= m - 1
         if infer:
@@ -519,7 +519,8 @@ def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, he
 
 
 #: points mode: a card's gain is its payout times this plus its card points for the seat's side (so the points
-#: only break ties of the payout summed over the worlds: 12 worlds of 120 points stay under it)
+#: only break ties of the payout summed over the worlds: up to 136 equally weighted worlds of 120 points stay under
+#: one unit of payout)
 POINTS_SCALE = 1 << 14
 
 
