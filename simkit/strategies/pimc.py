@@ -328,8 +328,10 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     if budget <= 0:
         budget = np.int64(1) << np.int64(62)
     # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
+    # (the people model knows the six classic contracts only: a Bettel or a Ramsch keeps the heuristic's card)
+    people = config.shape[0] >= _PEOPLE_CONFIG_LEN and kind < BETTEL
     pref = heur_card
-    if config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0 and config.shape[0] >= _PEOPLE_CONFIG_LEN:
+    if people and config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0:
         pref = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                             pw[PW_FWORK][0:_inference.F_SIZE])
         if info[I_TRICK_NO] < np.int64(config[C_PEOPLE_TRICKS]):
@@ -403,7 +405,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     w_miss = np.int64(round(config[C_BID_WEIGHT] * WEIGHT_ONE))
     weigh = w_miss < WEIGHT_ONE and info[I_BIDS + seat] != NOT_ASKED
     # inference (simkit.strategies.inference): only with the people weights bound into the config
-    infer = config[C_INFERENCE] > 0 and config.shape[0] >= _PEOPLE_CONFIG_LEN
+    infer = config[C_INFERENCE] > 0 and people
     iw = pw[PW_IWORK]
     fw = pw[PW_FWORK]
     fsums = fw[FW_SUMS:FW_SUMS + 32]
