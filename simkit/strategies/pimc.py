@@ -113,9 +113,9 @@ from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
 SLOW = True  # milliseconds a deal: runs use small shards (simkit.sim.runner)
-DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows, "
-               "solves each world for the payout, plays the best mean; bids, Kontras and Res by worlds played out "
-               "under the tariff")
+DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consistently with all the seat knows "
+               "(weighed by the people model where the ruleset has its weights), solves each world for the payout "
+               "and card points, plays the best mean; bids, Kontras and Res by worlds played out under the tariff")
 
 _OWN = (
     ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
