@@ -649,12 +649,12 @@ def _bid_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit_ma
     deck = params[P_DECK_MASK]
     hs = params[P_HAND_SIZE]
     acc = 0
-    for _ in range(4 * n_worlds):
-        if acc >= n_worlds:
+    left = 4 * n_worlds  # draws allowed
+    while acc < n_worlds:
+        left = _pimc_bid.next_consistent_world(hand, seat, deck, hs, info, iw, world, pinfo, strength, params,
+                                               config, suit_mask, left)
+        if left < 0:
             break
-        _pimc_bid.draw_world(hand, seat, deck, hs, info, iw, world)
-        if not _pimc_bid.consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
-            continue
         acc += 1
         m, _mt = _pimc_bid.deal_after_bid(world, seat, PASS, info, pinfo, hw, strength, eff_suit, params, config,
                                           suit_mask, lorder, n_trumps, lauf_min, base_price, points)
@@ -720,12 +720,12 @@ def _double_by_worlds(hand, seat, info, strength, eff_suit, params, config, suit
     nk = popcount(info[I_KNOCKED])
     acc = 0
     total = 0.0
-    for _ in range(4 * n_worlds):
-        if acc >= n_worlds:
+    left = 4 * n_worlds  # draws allowed
+    while acc < n_worlds:
+        left = _pimc_bid.next_consistent_world(hand, seat, deck, hs, info, iw, world, pinfo, strength, params,
+                                               config, suit_mask, left)
+        if left < 0:
             break
-        _pimc_bid.draw_world(hand, seat, deck, hs, info, iw, world)
-        if not _pimc_bid.consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
-            continue
         acc += 1
         for i in range(INFO_SIZE):  # the public state as it stands (bids, contract, Kontra)
             pinfo[i] = info[i]

@@ -173,6 +173,18 @@ def consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
 
 
 @njit(cache=True, inline="always")
+def next_consistent_world(hand, seat, deck, hs, info, iw, world, pinfo, strength, params, config, suit_mask, left):
+    """Draw worlds into ``world`` until one is consistent with the bids (:func:`consistent`), at most ``left``
+    draws; returns the draws left after it, or -1 when none was consistent."""
+    while left > 0:
+        left -= 1
+        draw_world(hand, seat, deck, hs, info, iw, world)
+        if consistent(world, seat, info, pinfo, strength, params, config, suit_mask):
+            return left
+    return -1
+
+
+@njit(cache=True, inline="always")
 def play_out(world, me, pinfo, hw, k, su, tt, decl, dbl, nk, strength, eff_suit, params, config, suit_mask, lorder,
              n_trumps, lauf_min, base_price, points):
     """Play the contract (kind ``k``, suit ``su``, Tout ``tt``, declarer ``decl``; ``dbl`` doublings said,
