@@ -32,7 +32,9 @@ def _kernel_games(preset, n, seed=3):
 def test_the_kernel_plays_what_the_model_says(preset):
     """Asked about games the kernel played with people at every seat, the strategy's own play function (the
     path of `simkit analyze --strategy people`) names the card played at every decision: the kernel's entry
-    (data pointers, the kernel's work buffer) and the api entry compute the same features and scores."""
+    (data pointers, the kernel's work buffer) and the api entry compute the same features and scores. The kernel
+    asks the heuristic for its card (a feature) only where it could change the choice, the api entry always: the
+    same card at every decision."""
     from simkit.strategies import resolve
 
     people = resolve("people")

@@ -104,6 +104,7 @@ PLAY_FEATURES = (
     "follow_trump_opp_after", "lead_trump_x_out_frac",
 )
 N_PLAY = len(PLAY_FEATURES)
+HEURISTIC_FEATURE = PLAY_FEATURES.index("heuristic")
 MAX_LEGAL = 8
 #: role groups: Rufspiel declarer, partner, defender; solo-type (Farbsolo, Farbwenz, Farbgeier) declarer,
 #: defender; Wenz/Geier declarer, defender; the two defences again where the declarer has already played to the
@@ -363,7 +364,6 @@ def _play_features_of(put, clear, finish):
             acc = put(f, w, at, row, acc, 15, 1.0 if c == strongest else 0.0)
             acc = put(f, w, at, row, acc, 16, 1.0 if p == cheap else 0.0)
             acc = put(f, w, at, row, acc, 17, 1.0 if p == dear else 0.0)
-            acc = put(f, w, at, row, acc, 18, 1.0 if c == heur_card else 0.0)
             if n > 0:
                 follows = e == led_e
                 beats = _beats(c, best, v, strength, eff_suit)
@@ -453,6 +453,9 @@ def _play_features_of(put, clear, finish):
             acc = put(f, w, at, row, acc, 41, late * p * _INV11)
             if is_tr:
                 acc = put(f, w, at, row, acc, 47, tr_rank * tr_rank)
+            # last, so a card's score is the rest's sum plus this weight: the strategy may then ask the heuristic
+            # only when its card could change the choice (simkit.strategies.people.model._pick_lazy)
+            acc = put(f, w, at, row, acc, HEURISTIC_FEATURE, 1.0 if c == heur_card else 0.0)
             finish(f, row, acc)
             row += 1
         return ctx
@@ -538,13 +541,6 @@ def _bid_features_of(put, clear, finish):
         acc = put(f, w, at, 0, acc, 13, single * _INV3)
         if seat > 0:
             acc = put(f, w, at, 0, acc, 13 + seat, 1.0)
-        if kind == 0:
-            called = side & _suit_cards(suit, tm, deck)
-            k = popcount(called)
-            acc = put(f, w, at, 0, acc, 17, 1.0 if k == 1 else 0.0)
-            acc = put(f, w, at, 0, acc, 18, 1.0 if k == 2 else 0.0)
-            acc = put(f, w, at, 0, acc, 19, float(_bit(called, 8 * suit + 6)))
-            acc = put(f, w, at, 0, acc, 20, float(_bit(called, 8 * suit + 5)))
         acc = put(f, w, at, 0, acc, 21, (nt * inv_hs) * (free * _INV3))
         acc = put(f, w, at, 0, acc, 22, 1.0 if nt >= hs - 2 else 0.0)
         hsc = _hand_score(hand, kind, suit, seat, deck, _HEURISTIC_CONFIG) * 0.1
@@ -564,20 +560,39 @@ def _bid_features_of(put, clear, finish):
             acc = put(f, w, at, 0, acc, 36, popcount(side & _ACES) * _INV3)
         if (held & 3) == 3:
             acc = put(f, w, at, 0, acc, 34, 1.0)
+        if kind == 0 and suit >= 0:
+            acc = called_suit(hand, suit, deck, f, w, at, acc)
         finish(f, 0, acc)
         return v
 
-    return bid_features
+    def called_suit(hand, suit, deck, f, w, at, acc):
+        """The features of a Rufspiel's called suit ``suit``, added last: the other features do not depend on
+        it, so the strategy sums them once for all the suits it may call (``bid_features`` with suit -1) and
+        adds these per suit, the same floating-point sum as ``bid_features`` with the suit."""
+        called = hand & _suit_cards(suit, _trump_mask(0, suit, deck), deck)
+        k = popcount(called)
+        acc = put(f, w, at, 0, acc, 17, 1.0 if k == 1 else 0.0)
+        acc = put(f, w, at, 0, acc, 18, 1.0 if k == 2 else 0.0)
+        acc = put(f, w, at, 0, acc, 19, float(_bit(called, 8 * suit + 6)))
+        acc = put(f, w, at, 0, acc, 20, float(_bit(called, 8 * suit + 5)))
+        return acc
+
+    called_suit = _helper(called_suit)
+    return bid_features, called_suit
 
 
 _NO_WEIGHTS = np.zeros(1)
 _play_store = _helper(_play_features_of(_store, _store_clear, _store_finish))
-_bid_store = _helper(_bid_features_of(_store_1d, _store_1d_clear, _store_finish))
+_bid_store = _helper(_bid_features_of(_store_1d, _store_1d_clear, _store_finish)[0])
 #: the model's scores: ``acc[k] = w[w_at + N_PLAY * context:] . features of the k-th legal card``; returns the
 #: context (simkit.strategies.people.model)
 play_scores = _helper(_play_features_of(_score, _score_clear, _score_finish))
 #: ``acc[0] = w[at:at + N_BID] . features of the declaration``
-bid_score = _helper(_bid_features_of(_score, _score_clear, _score_finish))
+_bid_score_of = _bid_features_of(_score, _score_clear, _score_finish)
+bid_score = _helper(_bid_score_of[0])
+#: ``called_suit_score(hand, suit, deck, acc_out, w, at, acc)``: ``acc`` (bid_score of the Rufspiel with suit -1)
+#: plus the called suit's features; the same sum as bid_score with the suit
+called_suit_score = _bid_score_of[1]
 
 
 @_jit

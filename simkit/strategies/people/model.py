@@ -40,7 +40,9 @@ from simkit.strategies.api import (
     bid_code,
 )
 from simkit.strategies.people import features as _features
-from simkit.strategies.people.features import MAX_LEGAL, N_BID, N_CONTEXTS, N_PLAY, bid_score, play_scores
+from simkit.strategies.people.features import (
+    HEURISTIC_FEATURE, MAX_LEGAL, N_BID, N_CONTEXTS, N_PLAY, bid_score, called_suit_score, play_scores,
+)
 from simkit.engine.rng import next_u64
 
 USES_SCRATCH = False
@@ -177,10 +179,18 @@ def _bid(hand, seat, info, strength, params, config, work):
     scores = work[_B_SCORES:_B_CAND]
     acc = work[_B_ACC:_B_ACC + 1]
     scores[0] = 0.0  # passing
+    ruf_base = np.nan  # the Rufspiel's score but for the called suit's features: once for all its suits
     for i in range(n):
         k = np.int64(cand[2 * i])
-        bid_score(hand, seat, k, np.int64(cand[2 * i + 1]), deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
-        scores[i + 1] = acc[0]
+        s = np.int64(cand[2 * i + 1])
+        if k == 0:
+            if np.isnan(ruf_base):
+                bid_score(hand, seat, k, -1, deck, hs, strength, acc, config, BID_W_AT)
+                ruf_base = acc[0]
+            scores[i + 1] = called_suit_score(hand, s, deck, acc, config, BID_W_AT, ruf_base)
+        else:
+            bid_score(hand, seat, k, s, deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
+            scores[i + 1] = acc[0]
     j = _choose(scores, n + 1, config[C_BID_TEMPERATURE], info)
     if j == 0:
         return PASS
@@ -229,6 +239,48 @@ def _pick(hand, legal, seat, info, strength, eff_suit, config, deck, heur_card, 
     return nth_bit(legal, _choose(scores, n, config[C_PLAY_TEMPERATURE], info))
 
 
+@_helper
+def _heuristic_matters(scores, n, w):
+    """Could the heuristic's card, whichever it is, change the most likely card? ``scores[:n]``: the scores
+    without the heuristic feature (it is added last, so with it a card's score is exactly its score here + ``w``).
+    With ``w`` > 0 only when another card is within ``w`` of the best; with ``w`` < 0 only when the runner-up is
+    within ``-w`` of the best (the best may be the heuristic's card); ties count as mattering."""
+    if w == 0.0:
+        return False
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    for i in range(n):
+        if i == best:
+            continue
+        if (w > 0.0 and scores[i] + w >= scores[best]) or (w < 0.0 and scores[i] >= scores[best] + w):
+            return True
+    return False
+
+
+@_helper
+def _pick_lazy(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts, info_p,
+               strength_p, eff_suit_p, config_p, scores):
+    """:func:`_pick` asking the heuristic for its card (a feature; a whole heuristic decision, an eighth of the
+    model's time) only where it could change the choice: at temperature 0, when no card is within the feature's
+    weight of the best. The same card as :func:`_pick` always."""
+    temperature = config[C_PLAY_TEMPERATURE]
+    if temperature > 0.0:
+        hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
+                            pts)
+        return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
+    n = popcount(legal)
+    ctx = play_scores(hand, legal, seat, info, strength, eff_suit, deck, -1, scores, config, PLAY_W_AT)
+    w = config[PLAY_W_AT + ctx * N_PLAY + HEURISTIC_FEATURE]
+    if _heuristic_matters(scores, n, w):
+        hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
+                            pts)
+        if (legal >> hc) & 1:
+            scores[popcount(legal & ((np.int64(1) << hc) - 1))] += w
+    return nth_bit(legal, _choose(scores, n, temperature, info))
+
+
 #: the native play entry's signature (simkit.strategies.natives)
 PLAY_KERNEL_SIG = _natives.PLAY_SIG
 
@@ -243,9 +295,8 @@ def play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, n_c
     strength = carray(strength_p, (_N_VARIANTS, 32))
     eff_suit = carray(eff_suit_p, (_N_VARIANTS, 32))
     config = carray(config_p, (n_config,))
-    hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
-                        pts)
-    return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, carray(work_p, (WORK_SIZE,)))
+    return _pick_lazy(hand, legal, seat, info, strength, eff_suit, config, deck, tm, out, best, winner, pts, info_p,
+                      strength_p, eff_suit_p, config_p, carray(work_p, (WORK_SIZE,)))
 
 
 @_jit(PLAY_SIG)
