@@ -185,9 +185,9 @@ def test_inference_off_plays_the_rows_of_before():
     rows before the change), once the later switches are off too."""
     # the bidding of before (bid_eval, double_eval: simkit.strategies.pimc_bid), payout levels only, the
     # heuristic's card as tie-break, one budget for every decision (points_from, people_card, people_tricks,
-    # lead_budget)
-    old = ("pimc[worlds=6,bid_eval=0,double_eval=0,points_from=0,people_card=0,people_tricks=0,lead_budget=1,"
-           "inference=0]")
+    # lead_budget), and the budget of before (node_budget)
+    old = ("pimc[worlds=6,node_budget=40000,bid_eval=0,double_eval=0,points_from=0,people_card=0,people_tricks=0,"
+           "lead_budget=1,inference=0]")
     assert _digest(_rows(resolve(old))) == "bce57bda384f745d"  # before inference was built (8a0e33d)
 
 

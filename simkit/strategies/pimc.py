@@ -119,7 +119,7 @@ DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consis
 
 _OWN = (
     ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
-    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
+    ("node_budget", 25_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
                               "up, and a world whose own solve needs more is left out"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
