@@ -266,14 +266,16 @@ def _pick_lazy(hand, legal, seat, info, strength, eff_suit, config, deck, tm, ou
     model's time) only where it could change the choice: at temperature 0, when no card is within the feature's
     weight of the best. The same card as :func:`_pick` always."""
     temperature = config[C_PLAY_TEMPERATURE]
+    # one call of the scores (their code is most of this entry's: a second copy of it would crowd the
+    # instruction cache): with the heuristic's card when drawing at a temperature, without it at temperature 0
+    hc = np.int64(-1)
     if temperature > 0.0:
         hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
                             pts)
-        return _pick(hand, legal, seat, info, strength, eff_suit, config, deck, hc, scores)
     n = popcount(legal)
-    ctx = play_scores(hand, legal, seat, info, strength, eff_suit, deck, -1, scores, config, PLAY_W_AT)
+    ctx = play_scores(hand, legal, seat, info, strength, eff_suit, deck, hc, scores, config, PLAY_W_AT)
     w = config[PLAY_W_AT + ctx * N_PLAY + HEURISTIC_FEATURE]
-    if _heuristic_matters(scores, n, w):
+    if temperature <= 0.0 and _heuristic_matters(scores, n, w):
         hc = _h.play_kernel(hand, legal, seat, info_p, strength_p, eff_suit_p, config_p, deck, tm, out, best, winner,
                             pts)
         if (legal >> hc) & 1:
