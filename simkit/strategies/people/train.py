@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 
 from simkit.rules.contracts import BID_ORDER
-from simkit.strategies.api import I_TRICK_NO
 from simkit.rules.contracts import KIND_NAMES as M_KIND_NAMES
 from simkit.strategies.people import features as F
 from simkit.strategies.people import model as M
@@ -71,7 +70,6 @@ class PlayData:
     heur: np.ndarray     # int64[N]: row offset of the heuristic's card
     val: np.ndarray      # bool[N]
     forced: int = 0      # decisions with one legal card (not fitted)
-    trick: np.ndarray | None = None  # int64[N]: the trick number of the decision
 
 
 @dataclass
@@ -102,7 +100,7 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
     fb = np.zeros(F.N_BID)
     bx, bk, bs, bg, ba, bh, deal_hands = [], [], [], [], [], [], []
     pass_ok, gval, gdeal, gseat, declared, deal_val = [], [], [], [], [], []
-    px, pstart, pctx, pchosen, pheur, pval, ptrick = [], [0], [], [], [], [], []
+    px, pstart, pctx, pchosen, pheur, pval = [], [0], [], [], [], []
     forced = 0
     unmodelled = []
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
@@ -176,7 +174,6 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
                 pchosen.append(cards.index(d.game.plays[i]))
                 pheur.append(cards.index(hc))
                 pval.append(val)
-                ptrick.append(int(info[I_TRICK_NO]))
                 return -1
 
             walk(d.game, ask)
@@ -189,7 +186,7 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
                    np.array(deal_won, bool) if won is not None else None)
     play = PlayData(np.concatenate(px) if px else np.zeros((0, F.N_PLAY)), np.array(pstart, np.int64),
                     np.array(pctx, np.int64), np.array(pchosen, np.int64), np.array(pheur, np.int64),
-                    np.array(pval, bool), forced, np.array(ptrick, np.int64))
+                    np.array(pval, bool), forced)
     return Extracted(bids, play, n_deals, n_games, unmodelled=unmodelled)
 
 
