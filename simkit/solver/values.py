@@ -231,15 +231,43 @@ def position_value(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n
     return level(s, ctx, tabs, suit_mask, thr_measure, thr_value, n_thr, guess, ws)
 
 
+@solver_jit(forceinline=True)
+def _equivalent_below(c, present, red, tabs):
+    """The card of ``red`` that the reduced card ``c`` is equivalent to: the next one below it still in play."""
+    d = c
+    while True:
+        d = msb(present & tabs[T_BELOW, d])
+        if (red >> np.int64(d)) & 1:
+            return d
+
+
 @solver_jit(needs=(SEARCH,), what="the solver (card values)")
 def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, values, s2):
     """Value of every legal card of the seat to move into ``values[card]`` (others untouched); returns the legal
     mask, or -1 if the node limit was hit. ``s2`` is a scratch state."""
+    return card_values_among(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, values,
+                             s2, np.int64(-1))
+
+
+@solver_jit(needs=(SEARCH,), what="the solver (card values of some cards)")
+def card_values_among(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_thr, guess, ws, values, s2,
+                      among):
+    """:func:`card_values` for the legal cards in ``among`` (rank ids' bits; -1: all) only: the others' values
+    are left untouched. A card left out by the equivalence reduction is valued by the weaker equivalent card it
+    stands for, which is searched even when it is not in ``among``."""
     seat, legal = legal_now(s, ctx, suit_mask)
     red = reduce_equivalent(s, seat, legal, ctx, tabs, MEASURE_POINTS)
+    present = s[0] | s[1] | s[2] | s[3] | s[S_TRICK]
+    wanted = legal & among
+    need = red & wanted
+    m = wanted & ~red
+    while m != 0:  # the weaker equivalent card each reduced card stands for
+        c = cttz(m)
+        m &= m - 1
+        need |= np.int64(1) << np.int64(_equivalent_below(c, present, red, tabs))
     g = guess
     first = True
-    m = red
+    m = need
     while m != 0:
         c = cttz(m)
         m &= m - 1
@@ -256,17 +284,11 @@ def card_values(s, ctx, tabs, suit_mask, objective, thr_measure, thr_value, n_th
         values[c] = v
         g = v
     # the cards left out share the value of the weaker equivalent card they were reduced to
-    present = s[0] | s[1] | s[2] | s[3] | s[S_TRICK]
-    m = legal & ~red
+    m = wanted & ~red
     while m != 0:
         c = cttz(m)
         m &= m - 1
-        d = c
-        while True:
-            d = msb(present & tabs[T_BELOW, d])
-            if (red >> np.int64(d)) & 1:
-                break
-        values[c] = values[d]
+        values[c] = values[_equivalent_below(c, present, red, tabs)]
     return legal
 
 
