@@ -554,15 +554,16 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
 
 def test_people_card_in_the_first_trick_and_without_weights():
     """``people_tricks`` (1 by default): where the ruleset has people weights, pimc plays the people model's card
-    in the first trick without a search, and searches after it; under a ruleset without weights (stargames) it is
-    the pimc of the heuristic's tie-break, with no error, unless inference=1 is asked for explicitly."""
+    in the first trick without a search, and searches after it (best_card=0: where the weights file has best-card
+    weights, the card is theirs, tests/test_best.py); under a ruleset without weights (stargames) it is the pimc of
+    the heuristic's tie-break, with no error, unless inference=1 is asked for explicitly."""
     from simkit.engine.game import play_games
     from simkit.strategies import StrategyError
 
     rules = load_ruleset("sauspiel")
     first = later = 0
     for game, _ in _kernel_records(rules, resolve("heuristic"), 5, 0, 6, "rufspiel", 0):
-        mine, people = advise(resolve("pimc[worlds=4]"), game), advise(resolve("people"), game)
+        mine, people = advise(resolve("pimc[worlds=4,best_card=0]"), game), advise(resolve("people"), game)
         assert mine[:4] == people[:4]
         first += 4
         later += sum(a != b for a, b in zip(mine[4:], people[4:]))

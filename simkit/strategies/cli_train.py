@@ -1,5 +1,6 @@
-"""``simkit train people``: fit the people model to recorded games (simkit.strategies.people.train; registered in
-simkit.cli, outside the people package so that registering it loads no kernel)."""
+"""``simkit train people``: fit the people model to recorded games (simkit.strategies.people.train), and
+``simkit train best``: add the best-card weights to its file (simkit.strategies.people.best). Registered in
+simkit.cli, outside the people package so that registering it loads no kernel."""
 
 from __future__ import annotations
 
@@ -97,3 +98,71 @@ def register(app: typer.Typer) -> None:
                   f"{100 * v['model']:.1f}% (heuristic {100 * v['heuristic']:.1f}%) over {v['decisions']:,} "
                   f"decisions with a choice; thrown in: model {100 * b['model']['thrown_in']:.1f}%, people "
                   f"{100 * b['people']['thrown_in']:.1f}%")
+
+    @train_app.command("best")
+    def train_best(
+        games: Path = typer.Argument(..., help="Recorded games: replay records, .jsonl or .jsonl.gz, e.g. "
+                                               "../shared/real-games/sauspiel-20k.jsonl.gz (those of the people "
+                                               "weights' training, for the same split)."),
+        rules_specs: Optional[List[str]] = typer.Option(None, "--rules", help=RULES_HELP + " Repeat for several "
+                                                        "(default: sauspiel and sauspiel-short)."),
+        weights: Optional[Path] = typer.Option(None, "--weights", help="The people weights file to start from "
+                                               "(default: the one found for the ruleset, as the strategies find "
+                                               "it; $SIMKIT_PEOPLE_WEIGHTS, then the packaged ones). One ruleset "
+                                               "only."),
+        out: Path = typer.Option(Path("people-weights"), "--out", help="Directory for the weights files "
+                                 "(<ruleset>.npz: the people weights with the best-card weights added)."),
+        seed: int = typer.Option(0, "--seed", help="Salts the split into fitting and validation deals (that of "
+                                 "`simkit train people`: keep it the same)."),
+        val_fraction: float = typer.Option(0.2, "--val-fraction", help="Share of deals held out for validation."),
+    ):
+        """Add best-card weights to people weights: the people model's play features refitted to the card that is
+        best with all hands open, on the recorded games graded by the solver.
+
+        pimc plays these weights' card where its search is weakest (the first trick and the next leads;
+        docs/strategies.md). Deterministic; grading takes a few minutes per ruleset on one core.
+        """
+        from simkit.cli_shared import Progress
+        from simkit.rules import load_ruleset
+        from simkit.strategies.people import best as B
+        from simkit.strategies.people import weights as W
+        from simkit.strategies.strategy import StrategyError
+
+        if not games.is_file():
+            raise UserError(f"training data {games} does not exist")
+        if not 0.0 < val_fraction < 1.0:
+            raise UserError("--val-fraction must be between 0 and 1")
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} exists and is not a directory")
+        rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
+        if weights is not None and len(rulesets) != 1:
+            raise UserError("--weights takes one ruleset (--rules)")
+        settings = B.BestSettings(seed=seed, val_fraction=val_fraction)
+
+        def log(msg):
+            print(f"simkit: {msg}", file=sys.stderr)
+
+        results = []
+        for rules in rulesets:
+            try:
+                if weights is not None:
+                    bid_w, play_w, meta = W.load(weights)
+                    if meta.get("ruleset", {}).get("key") != W.ruleset_key(rules):
+                        raise UserError(f"--weights {weights} were not trained for ruleset {rules.name!r}")
+                else:
+                    _, bid_w, play_w, meta = W.find(rules)
+            except StrategyError as e:
+                raise UserError(str(e)) from None
+            try:
+                best_w, best_meta = B.train_best(games, rules, play_w, settings,
+                                                 progress=lambda n: Progress(n, "grading"), log=log)
+            except ValueError as e:
+                raise UserError(str(e)) from None
+            results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w))
+        out.mkdir(parents=True, exist_ok=True)
+        for rules, bid_w, play_w, meta, best_w in results:
+            path = W.save(out / f"{rules.name}.npz", bid_w, play_w, meta, best_w)
+            v = meta["best"]["validation"]
+            print(f"{path}: {meta['best']['validation_decisions']:,} validation decisions with a choice; "
+                  f"double-dummy loss of the likeliest card {v['best']['all']:.3f} (people weights "
+                  f"{v['people']['all']:.3f})")

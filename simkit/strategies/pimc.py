@@ -81,7 +81,7 @@ from simkit.solver.search import (
     SEARCH,
     apply_card,
 )
-from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS, at_least, card_values, open_position
+from simkit.solver.values import OBJ_LEVEL, OBJ_POINTS, at_least, card_values_among, open_position
 from simkit.strategies import heuristic as _heuristic
 from simkit.strategies.api import (
     I_BIDS,
@@ -105,6 +105,7 @@ from simkit.strategies.api import (
 )
 from simkit.strategies import inference as _inference
 from simkit.strategies.people import model as _people_model
+from simkit.strategies.people.features import N_CONTEXTS, N_PLAY, play_scores
 from simkit.strategies import worlds as _worlds
 from simkit.strategies import pimc_bid as _pimc_bid
 from simkit.strategies.natives import DECIDE_SIG, EVAL_SIG, N_BID_EVAL, N_DECIDE, N_DOUBLE
@@ -118,8 +119,8 @@ DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consis
                "and card points, plays the best mean; bids, Kontras and Res by worlds played out under the tariff")
 
 _OWN = (
-    ("worlds", 12.0, "worlds sampled per decision (more: stronger and slower)"),
-    ("node_budget", 25_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
+    ("worlds", 16.0, "worlds sampled per decision (more: stronger and slower)"),
+    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
                               "up, and a world whose own solve needs more is left out"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
@@ -157,6 +158,15 @@ _OWN = (
     ("lead_budget", 2.0, "a lead (the first card of a trick) may search this many times node_budget"),
     ("people_tricks", 1.0, "with people_card on and the ruleset's people weights: in the first this many tricks "
                            "the people model's card is played without a search"),
+    ("root_cards", 0.0, "with people_card on and the ruleset's people weights: search only the people model's "
+                        "likeliest this many legal cards (0: all)"),
+    ("root_gap", 0.0, "with people_card on and the ruleset's people weights: search only the cards whose "
+                      "people-model log-probability is within this of the likeliest's (0: all)"),
+    ("best_card", 2.0, "where the ruleset's people weights have best-card weights (simkit train best): 1: the "
+                       "cards played unsearched (people_tricks, best_leads) are their likeliest card in place of "
+                       "the people model's; 2: the tie-break and fallback too; 0: off"),
+    ("best_leads", 3.0, "with best_card: the leads of the first this many tricks are the best-card weights' "
+                        "likeliest card, unsearched"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -175,6 +185,10 @@ C_POINTS_FROM = N_HEURISTIC + 17
 C_PEOPLE_CARD = N_HEURISTIC + 18
 C_LEAD_BUDGET = N_HEURISTIC + 19
 C_PEOPLE_TRICKS = N_HEURISTIC + 20
+C_ROOT_CARDS = N_HEURISTIC + 21
+C_ROOT_GAP = N_HEURISTIC + 22
+C_BEST_CARD = N_HEURISTIC + 23
+C_BEST_LEADS = N_HEURISTIC + 24
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 256
@@ -182,6 +196,9 @@ WEIGHT_ONE = 16  # a world's weight per seat whose bid fits its hand; bid_weight
 
 bid = _heuristic.bid
 _PEOPLE_CONFIG_LEN = _people_model.CONFIG_LEN  # the people weights behind the value table (bind)
+#: the best-card weights (simkit.strategies.people.best) behind the people weights, where the file has them
+BEST_W_AT = _PEOPLE_CONFIG_LEN
+_BEST_CONFIG_LEN = BEST_W_AT + N_CONTEXTS * N_PLAY
 double = _heuristic.double
 
 DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are small searches
@@ -331,10 +348,23 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     # (the people model knows the six classic contracts only: a Bettel or a Ramsch keeps the heuristic's card)
     people = config.shape[0] >= _PEOPLE_CONFIG_LEN and kind < BETTEL
     pref = heur_card
+    searched = legal  # the cards searched: all, or the people model's likeliest (root_cards, root_gap)
     if people and config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0:
-        pref = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
-                            pw[PW_FWORK][0:_inference.F_SIZE])
-        if info[I_TRICK_NO] < np.int64(config[C_PEOPLE_TRICKS]):
+        pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
+                                      pw[PW_FWORK][0:_inference.F_SIZE])
+        unsearched = info[I_TRICK_NO] < np.int64(config[C_PEOPLE_TRICKS])
+        # the best-card weights, where bound: their card where the search is weakest (docs/strategies.md)
+        best_card = np.int64(config[C_BEST_CARD]) if config.shape[0] >= _BEST_CONFIG_LEN else np.int64(0)
+        if best_card > 0:
+            lead_unsearched = info[I_LEADER] == seat and info[I_TRICK_NO] < np.int64(config[C_BEST_LEADS])
+            if unsearched or lead_unsearched or best_card > 1:
+                top = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
+                                 pw[PW_FWORK][0:_inference.F_SIZE])
+                if unsearched or lead_unsearched:
+                    return top
+                pref = top
+                searched |= np.int64(1) << np.int64(top)
+        if unsearched:
             return pref
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
@@ -349,6 +379,13 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     tabs = tabs_all[v]
     smv = pw[PW_SUIT][v]
     idv = id_all[v]
+    among = np.int64(0)  # the searched cards in rank space
+    m = searched
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        among |= np.int64(1) << np.int64(idv[c])
+    guide = heur_card if (searched >> np.int64(heur_card)) & 1 else pref  # whose value guesses the next world's
     ace_id = idv[8 * called + 7] if called >= 0 else -1
     # the payout chain (simkit.solver.api._chain) and a (points, tricks) outcome at each of its levels. The club
     # contracts (simkit.solver.api): a Bettel's one threshold is "the declarer takes a trick", each level paid as
@@ -461,19 +498,19 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         stats[ST_NODES] = 0
         stats[ST_ABORTED] = 0
         stats[ST_LIMIT] = budget  # a world may finish past the budget (a decision costs at most twice it)
-        lm = card_values(s, ctx, tabs, smv, kobj, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2])
+        lm = card_values_among(s, ctx, tabs, smv, kobj, thr_m, thr_v, n_thr, guess, ws, vals, pw[PW_STATE2], among)
         used += stats[ST_NODES]
         if lm < 0:  # this world alone needs more than the budget
             continue
         if by_points:
-            next_guess = vals[idv[heur_card]]
+            next_guess = vals[idv[guide]]
             before = stats[ST_NODES]
-            ok = _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, pw[PW_STATE2])
+            ok = _points_to_gains(s, ctx, tabs, smv, idv, searched, hs, seat, thr, vals, ws, pw[PW_STATE2])
             used += stats[ST_NODES] - before
             if not ok:
                 continue
         solved += 1
-        m = legal
+        m = searched
         while m != 0:
             c = cttz(m)
             m &= m - 1
@@ -487,12 +524,12 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
                 fsums[c] += like * weight * gain
             else:
                 sums[c] += weight * gain
-        guess = next_guess if by_points else vals[idv[heur_card]]
+        guess = next_guess if by_points else vals[idv[guide]]
     thr[16] = solved
     if solved == 0:
         return pref
     best = pref
-    m = legal
+    m = searched
     while m != 0:  # the best total; on a tie the preferred card, else the cheapest, then the weakest
         c = cttz(m)
         m &= m - 1
@@ -510,11 +547,42 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
 
 @njit(cache=True, inline="always")
 def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores):
-    """The people model's likeliest card of ``legal`` (its weights bound into ``config``, :func:`bind`)."""
+    """The people model's likeliest card of ``legal`` (its weights bound into ``config``, :func:`bind`), and the
+    cards to search: its ``root_cards`` likeliest (all: 0) whose log-probability is within ``root_gap`` of the
+    likeliest's (any: 0)."""
     n = _people_model.card_scores(hand, legal, seat, info, strength, eff_suit, config, params[P_DECK_MASK],
                                   heur_card, scores)
     k = 0
     for i in range(1, n):
+        if scores[i] > scores[k]:
+            k = i
+    top = nth_bit(legal, k)
+    n_keep = np.int64(config[C_ROOT_CARDS]) if config.shape[0] > C_ROOT_CARDS else np.int64(0)
+    gap = config[C_ROOT_GAP] if config.shape[0] > C_ROOT_GAP else 0.0
+    if (n_keep <= 0 or n_keep >= n) and gap <= 0:
+        return top, legal
+    # the scores are the model's logits: a gap in them is a gap in log-probability
+    floor = scores[k] - gap if gap > 0 else -np.inf
+    keep = np.int64(0)
+    for i in range(n):
+        if scores[i] < floor:
+            continue
+        above = 0  # the cards scored higher (ties: the earlier first)
+        for j in range(n):
+            if scores[j] > scores[i] or (scores[j] == scores[i] and j < i):
+                above += 1
+        if n_keep <= 0 or above < n_keep:
+            keep |= np.int64(1) << np.int64(nth_bit(legal, i))
+    return top, keep
+
+
+@njit(cache=True, inline="always")
+def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores):
+    """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`)."""
+    play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
+                BEST_W_AT)
+    k = 0
+    for i in range(1, popcount(legal)):
         if scores[i] > scores[k]:
             k = i
     return nth_bit(legal, k)
@@ -790,7 +858,8 @@ def natives() -> dict[int, int]:
 def bind(config: np.ndarray, rules) -> np.ndarray:
     """The config a run under ``rules`` passes (Strategy.bind): the heuristic's value table behind the named
     entries (simkit.strategies.values.bind) and, where ``inference`` or ``people_card`` asks for the people model
-    and the ruleset has its weights, those weights behind the table, where the people model keeps them. Without
+    and the ruleset has its weights, those weights behind the table, where the people model keeps them, and behind
+    them (``best_card`` > 0) the file's best-card weights where it has them (``simkit train best``). Without
     weights pimc plays without them (inference off, the heuristic's card as tie-break), except that ``inference=1``
     asked explicitly is a StrategyError (one line)."""
     from simkit.strategies import values
@@ -803,7 +872,7 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     if inference <= 0 and not people_card:
         return out
     try:
-        _, bid_w, play_w, _ = people_weights.find(rules)
+        path, bid_w, play_w, _ = people_weights.find(rules)
     except StrategyError as e:
         if inference != 1:  # where the ruleset has weights (the default): without them, no inference
             if inference > 0:
@@ -816,7 +885,10 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     full[: min(len(out), _heuristic.CONFIG_LEN)] = out[: _heuristic.CONFIG_LEN]
     full[_people_model.BID_W_AT: _people_model.PLAY_W_AT] = bid_w.ravel()
     full[_people_model.PLAY_W_AT:] = play_w.ravel()
-    return full
+    best_w = people_weights.load_best(path)
+    if best_w is None or full[C_BEST_CARD] <= 0:
+        return full
+    return np.concatenate([full, best_w.ravel()])
 
 
 # --------------------------------------------------------------------------- asked from Python (records)

@@ -1,8 +1,10 @@
 """The ``people`` model's weights files: what they hold, where they are found, and binding them to a ruleset.
 
-A weights file (``.npz``) holds ``bid_w`` float64[N_KINDS, N_BID], ``play_w`` float64[N_CONTEXTS, N_PLAY] and
-``meta``, a JSON string: the format, the ruleset it was trained for (name, deck, contracts, tariff), the training
-data (file name, sha256, deals, games, records skipped), the training settings, the validation metrics, the
+A weights file (``.npz``) holds ``bid_w`` float64[N_KINDS, N_BID], ``play_w`` float64[N_CONTEXTS, N_PLAY],
+optionally ``best_w`` float64[N_CONTEXTS, N_PLAY] (the best-card weights ``simkit train best`` adds, which pimc
+plays where its search is weakest: simkit.strategies.people.best) and ``meta``, a JSON string: the format, the
+ruleset it was trained for (name, deck, contracts, tariff), the training data (file name, sha256, deals, games,
+records skipped), the training settings, the validation metrics (``best``: those of the best-card weights), the
 feature names and the play contexts (role groups, phases of the deal): a file made for other features or
 contexts is refused (retrain it).
 
@@ -40,15 +42,19 @@ def ruleset_key(rules) -> dict:
     return {"deck": rules.deck, "contracts": sorted(rules.contracts), "tariff": rules.to_dict()["tariff"]}
 
 
-def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict) -> Path:
-    """Write a weights file atomically (a temporary name, then renamed)."""
+def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict, best_w: np.ndarray | None = None
+         ) -> Path:
+    """Write a weights file atomically (a temporary name, then renamed); ``best_w``, where given, are the best-card
+    weights (simkit.strategies.people.best), described by ``meta["best"]``."""
     path = Path(path)
     meta = {"format": FORMAT, "features": {"bid": list(F.BID_FEATURES), "play": list(F.PLAY_FEATURES)},
             "contexts": list(F.GROUP_NAMES), "phases": F.N_PHASES, **meta}
+    arrays = {"bid_w": np.asarray(bid_w, np.float64), "play_w": np.asarray(play_w, np.float64)}
+    if best_w is not None:
+        arrays["best_w"] = np.asarray(best_w, np.float64)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
-        np.savez(f, bid_w=np.asarray(bid_w, np.float64), play_w=np.asarray(play_w, np.float64),
-                 meta=np.array(json.dumps(meta, sort_keys=True)))
+        np.savez(f, **arrays, meta=np.array(json.dumps(meta, sort_keys=True)))
     os.replace(tmp, path)
     return path
 
@@ -77,6 +83,27 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
     if not p.is_file():
         raise _error(f"people weights file {p} does not exist")
     return _load(str(p.resolve()), p.stat().st_mtime)
+
+
+@lru_cache(maxsize=16)
+def _load_best(path: str, mtime: float) -> np.ndarray | None:
+    _load(path, mtime)  # the file's checks
+    with np.load(path, allow_pickle=False) as z:
+        if "best_w" not in z.files:
+            return None
+        best_w = z["best_w"]
+    if best_w.shape != (F.N_CONTEXTS, F.N_PLAY):
+        raise _error(f"people weights {path} have best-card weights of the wrong shape")
+    return best_w
+
+
+def load_best(path: str | Path) -> np.ndarray | None:
+    """The best-card weights float64[N_CONTEXTS, N_PLAY] of a weights file (``simkit train best``), or None if it
+    has none."""
+    p = Path(path)
+    if not p.is_file():
+        raise _error(f"people weights file {p} does not exist")
+    return _load_best(str(p.resolve()), p.stat().st_mtime)
 
 
 def candidates() -> list[Path]:

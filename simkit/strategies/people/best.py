@@ -1,0 +1,208 @@
+"""The "best card" weights: the people model's play features refitted to the double-dummy best card.
+
+The people model (simkit.strategies.people.train) is fitted to the card people played. These weights use the same
+features and contexts but are fitted to what the card was worth: every recorded decision with a choice is graded
+by the solver with all hands open (the card points each legal card keeps for the seat's side, as
+``simkit analyze`` grades), and the weights minimise the expected double-dummy loss of a card drawn from the
+model's softmax, starting from the people weights and held near them by an L2 penalty on the difference.
+
+Why it works without a search: the recorded deals are draws from the hidden hands real players hold given what a
+seat sees, so the mean loss of a card in a context is the expected loss under the real posterior; no world
+sampling and no model of the other seats is needed. A linear model over the people features is coarse, so pimc
+uses it only where its search is weakest (the first trick, and the leads of the next ones: docs/strategies.md),
+and ``pimc`` reads the weights from the people weights file (``best_w``), where ``simkit train best`` puts them.
+
+Deterministic: the same records, weights and settings give the same weights.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simkit.strategies.people import features as F
+from simkit.strategies.people.train import _seg_lse, file_sha256, is_validation, lbfgs, read_training_deals
+
+
+@dataclass
+class GradedPlay:
+    x: np.ndarray       # float64[C, N_PLAY]: features of every legal card of every decision with a choice
+    start: np.ndarray   # int64[N+1]: decision i's rows are start[i]..start[i+1]-1
+    ctx: np.ndarray     # int64[N]
+    loss: np.ndarray    # float64[C]: each legal card's double-dummy loss (card points) against the best card
+    trick: np.ndarray   # int64[N]: 1-based
+    lead: np.ndarray    # bool[N]: the first card of its trick
+    val: np.ndarray     # bool[N]: a validation deal's decision (never fitted)
+
+
+@dataclass(frozen=True)
+class BestSettings:
+    seed: int = 0  # the split into fitting and validation deals (that of the people weights: is_validation)
+    val_fraction: float = 0.2
+    l2_shared: float = 3e-6  # L2 penalty of the change from the people weights every context shares
+    l2_context: float = 3e-5  # of each context's own change (chosen by validation loss: docs/strategies.md)
+    max_iter: int = 400
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=None) -> GradedPlay:
+    """Features and double-dummy losses of every decision with a choice in the played ``deals`` (DealRecords)."""
+    from simkit.analyze.advice import walk
+    from simkit.analyze.grade import graded_objective
+    from simkit.engine.batch import tables_for
+    from simkit.solver import Workspace
+    from simkit.solver.api import solve_line
+    from simkit.strategies import heuristic as h
+
+    t = tables_for(rules)
+    params = t.params
+    deck = int(params[11])
+    hconfig = np.ascontiguousarray(h.DEFAULT_CONFIG)
+    fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
+    ws = Workspace()
+    xs, start, ctxs, losses, tricks, leads, vals = [], [0], [], [], [], [], []
+    for d in deals:
+        if d.game is None:
+            if progress is not None:
+                progress(1)
+            continue
+        game = d.game
+        ws.clear()
+        sols = solve_line(game.opening, game.plays, graded_objective(game.opening.contract, "points"), workspace=ws)
+        val = is_validation(d.deal_id, seed, val_fraction)
+
+        def ask(i, seat, hand, legal, info):
+            if legal & (legal - 1) == 0:
+                return -1
+            sol = sols[i]
+            hc = h.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, params,
+                        hconfig)
+            ctx = F.play_features(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
+                                  deck, hc, fp)
+            cards = [c for c in range(32) if legal >> c & 1]
+            xs.append(fp[:len(cards)].copy())
+            start.append(start[-1] + len(cards))
+            ctxs.append(ctx)
+            losses.append([abs(sol.value - sol.values[c]) for c in cards])  # the best is the mover's optimum
+            tricks.append(i // 4 + 1)
+            leads.append(i % 4 == 0)
+            vals.append(val)
+            return -1
+
+        walk(game, ask)
+        if progress is not None:
+            progress(1)
+    return GradedPlay(np.concatenate(xs) if xs else np.zeros((0, F.N_PLAY)), np.array(start, np.int64),
+                      np.array(ctxs, np.int64), np.concatenate([np.asarray(v, np.float64) for v in losses])
+                      if losses else np.zeros(0), np.array(tricks, np.int64), np.array(leads, bool),
+                      np.array(vals, bool))
+
+
+def _rows(g: GradedPlay, dec: np.ndarray):
+    counts = g.start[dec + 1] - g.start[dec]
+    rows = np.concatenate([np.arange(g.start[i], g.start[i + 1]) for i in dec]) if len(dec) else np.zeros(0, int)
+    return rows, counts, np.concatenate([[0], np.cumsum(counts)])
+
+
+def _objective(g: GradedPlay, dec: np.ndarray, base_w: np.ndarray, l2_shared: float, l2_context: float):
+    """Mean expected loss of the softmax policy (weights ``base_w`` + shared + per-context change) and its
+    gradient in the change."""
+    rows, counts, start = _rows(g, dec)
+    x = g.x[rows]
+    loss = g.loss[rows]
+    ctx_r = np.repeat(g.ctx[dec], counts)
+    base = np.einsum("ij,ij->i", x, base_w[ctx_r])
+    by_ctx = [np.flatnonzero(ctx_r == k) for k in range(F.N_CONTEXTS)]
+    n = float(len(dec))
+    nf = F.N_PLAY
+
+    def fun(w):
+        w0 = w[:nf]
+        dm = w[nf:].reshape(F.N_CONTEXTS, nf)
+        s = base + np.einsum("ij,ij->i", x, w0[None, :] + dm[ctx_r])
+        pr = np.exp(s - np.repeat(_seg_lse(s, start), counts))
+        expected = np.add.reduceat(pr * loss, start[:-1])
+        r = pr * (loss - np.repeat(expected, counts)) / n
+        g0 = x.T @ r
+        gd = np.zeros_like(dm)
+        for k, idx in enumerate(by_ctx):
+            if len(idx):
+                gd[k] = x[idx].T @ r[idx]
+        f = expected.sum() / n + l2_shared * (w0 @ w0) + l2_context * (dm.ravel() @ dm.ravel())
+        return f, np.concatenate([g0 + 2 * l2_shared * w0, (gd + 2 * l2_context * dm).ravel()])
+
+    return fun
+
+
+def fit_best(g: GradedPlay, play_w: np.ndarray, settings: BestSettings = BestSettings()) -> tuple[np.ndarray, dict]:
+    """Best-card weights [N_CONTEXTS, N_PLAY] fitted on the non-validation decisions, from ``play_w``."""
+    dec = np.flatnonzero(~g.val)
+    if not len(dec):
+        raise ValueError("no fitting decision with a choice in the training data")
+    fun = _objective(g, dec, play_w, settings.l2_shared, settings.l2_context)
+    w, f, iters = lbfgs(fun, np.zeros(F.N_PLAY * (1 + F.N_CONTEXTS)), max_iter=settings.max_iter)
+    best_w = play_w + w[:F.N_PLAY][None, :] + w[F.N_PLAY:].reshape(F.N_CONTEXTS, F.N_PLAY)
+    return best_w, {"iterations": iters, "fit_expected_loss": round(float(f), 6)}
+
+
+def argmax_loss(g: GradedPlay, w: np.ndarray, dec: np.ndarray) -> np.ndarray:
+    """The double-dummy loss of the card the weights score highest (the first on a tie), per decision of ``dec``."""
+    rows, counts, start = _rows(g, dec)
+    s = np.einsum("ij,ij->i", g.x[rows], w[np.repeat(g.ctx[dec], counts)])
+    out = np.empty(len(dec))
+    for i in range(len(dec)):
+        a, b = start[i], start[i + 1]
+        out[i] = g.loss[rows[a + int(np.argmax(s[a:b]))]]
+    return out
+
+
+def loss_table(g: GradedPlay, weights: dict[str, np.ndarray], dec: np.ndarray) -> dict:
+    """Mean loss per decision of each weights' likeliest card: overall, and by trick for leads and follows."""
+    out = {}
+    for name, w in weights.items():
+        lo = argmax_loss(g, w, dec)
+        tr, ld = g.trick[dec], g.lead[dec]
+        out[name] = {"all": round(float(lo.mean()), 4) if len(lo) else None,
+                     "lead_by_trick": [round(float(lo[(tr == k) & ld].mean()), 3) if ((tr == k) & ld).any()
+                                       else None for k in range(1, 9)],
+                     "follow_by_trick": [round(float(lo[(tr == k) & ~ld].mean()), 3) if ((tr == k) & ~ld).any()
+                                         else None for k in range(1, 9)]}
+    return out
+
+
+def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSettings(), progress=None,
+               warn=None, log=None) -> tuple[np.ndarray, dict]:
+    """Grade the played deals of the ruleset's deck in ``games``, fit the best-card weights from the people
+    weights ``play_w``; returns them and their metadata (data, settings, validation losses). ``progress(total)``,
+    where given, is a context manager giving a function that advances a bar by games graded."""
+    from contextlib import nullcontext
+
+    say = log or (lambda m: None)
+    t0 = time.time()
+    deals, bad, other, _ = read_training_deals(games, rules, warn)
+    played = [d for d in deals if d.game is not None]
+    if not played:
+        raise ValueError(f"no played {rules.deck}-deck game in the training data ({len(bad)} bad records, "
+                         f"{other} of the other deck)")
+    with (progress(len(played)) if progress is not None else nullcontext()) as advance:
+        g = extract_graded(played, rules, settings.seed, settings.val_fraction, advance)
+    say(f"{rules.name}: {len(played):,} games graded, {len(g.ctx):,} decisions with a choice, in "
+        f"{time.time() - t0:.0f} s")
+    t1 = time.time()
+    best_w, fit_m = fit_best(g, play_w, settings)
+    say(f"{rules.name}: best-card weights fitted in {time.time() - t1:.0f} s")
+    val = np.flatnonzero(g.val)
+    fit = np.flatnonzero(~g.val)
+    meta = {"data": {"file": Path(games).name if isinstance(games, (str, Path)) else None,
+                     "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
+                     "bad_records": len(bad)},
+            "games": len(played), "decisions": int(len(g.ctx)), "validation_decisions": int(len(val)),
+            "settings": settings.as_dict(), "fit": fit_m,
+            "validation": loss_table(g, {"best": best_w, "people": play_w}, val),
+            "fitting": loss_table(g, {"best": best_w, "people": play_w}, fit)}
+    return best_w, meta

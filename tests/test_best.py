@@ -1,0 +1,218 @@
+"""The best-card weights (simkit.strategies.people.best) and where pimc plays them: the solver values a subset of
+the cards as it values them all, the training grades as ``simkit analyze`` does and lowers the loss it fits, the
+weights file keeps them, pimc plays their card where it should, and ``simkit train best`` writes them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+
+from simkit.analyze.advice import advise, walk
+from simkit.analyze.grade import grade_game
+from simkit.analyze.records import read_file
+from simkit.engine.batch import tables_for
+from simkit.rules import load_ruleset
+from simkit.solver import Position, Workspace
+from simkit.strategies import heuristic as h
+from simkit.strategies import resolve
+from simkit.strategies.people import best as B
+from simkit.strategies.people import features as F
+from simkit.strategies.people import weights as W
+from simkit_cli import simkit as run_cli
+from test_solver_api import _cut, _game_records
+
+from conftest import SHARED  # noqa: E402  (../shared, or SIMKIT_SHARED)
+
+REAL = SHARED / "real-games" / "sauspiel-20k.jsonl.gz"
+
+
+def _real_long_games(tmp_path, n: int):
+    """The first ``n`` played long-deck games of the real games, as a .jsonl file."""
+    if not REAL.is_file():
+        pytest.skip(f"{REAL} not present")
+    lines = []
+    with gzip.open(REAL, "rt") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["deck"] == "long" and rec["contract"] is not None:
+                lines.append(line)
+                if len(lines) == n:
+                    break
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(lines))
+    return path
+
+
+# ------------------------------------------------------------------------------------------------- solver
+
+@pytest.mark.parametrize("objective", ["points", "payout"])
+def test_card_values_among_values_a_subset_as_all_are_valued(objective):
+    """At random positions of real and demo games: each card of a random subset of the legal cards gets the value
+    the search of every card gives it (reduced equivalent cards included), and the others are left untouched."""
+    from simkit.solver.api import _kernel_position, _position_chain, position_guess
+    from simkit.solver.values import card_values, card_values_among
+
+    rng = random.Random(5)
+    checked = 0
+    for rec in _game_records()[:40]:
+        total = sum(len(t["cards"]) for t in rec["tricks"])
+        for n_cards in sorted(rng.sample(range(0, total - 4), 3)):
+            pos = Position.from_record(_cut(rec, n_cards))
+            ws = Workspace()
+            kobj, thr_m, thr_v, n_thr = _position_chain(pos, objective)
+            guess = position_guess(pos) if kobj == 0 else 0
+            ws.start(None)
+            s, ctx, tabs, masks, _ = _kernel_position(pos, ws)
+            full = np.full(32, -999, np.int64)
+            legal = card_values(s.copy(), ctx, tabs, masks, kobj, thr_m, thr_v, n_thr, guess, ws.arrays, full,
+                                ws.scratch)
+            ids = [i for i in range(32) if (legal >> i) & 1]
+            for size in (1, max(1, len(ids) // 2)):
+                among = 0
+                for i in rng.sample(ids, size):
+                    among |= 1 << i
+                ws.start(None)
+                part = np.full(32, -999, np.int64)
+                got = card_values_among(s.copy(), ctx, tabs, masks, kobj, thr_m, thr_v, n_thr, guess, ws.arrays,
+                                        part, ws.scratch, np.int64(among))
+                assert got == legal
+                for i in ids:
+                    if (among >> i) & 1:
+                        assert part[i] == full[i], (rec.get("id"), n_cards, i)
+                checked += 1
+                # only the subset and the weaker equivalent cards it stands for are written
+                assert all(part[i] == -999 for i in range(32) if not (legal >> i) & 1)
+    assert checked >= 100
+
+
+# ------------------------------------------------------------------------------------------------ training
+
+def test_graded_losses_are_those_simkit_analyze_gives(tmp_path):
+    """Every decision with a choice of real games: the losses training fits are the grading's, card for card."""
+    games = _real_long_games(tmp_path, 25)
+    rules = load_ruleset("sauspiel")
+    deals = [g for _, g, err in read_file(games, rules) if g is not None]
+    from simkit.strategies.people.train import read_training_deals
+
+    records, _, _, _ = read_training_deals(games, rules)
+    g = B.extract_graded(records, rules)
+    k = 0
+    for game in deals:
+        for row in grade_game(game).decisions:
+            if row["forced"]:
+                continue
+            want = sorted(abs(row["best_value"] - v) for v in row["values"].values())
+            assert sorted(g.loss[g.start[k]:g.start[k + 1]]) == want
+            assert g.trick[k] == row["trick"] and g.lead[k] == (row["position"] == 0)
+            k += 1
+    assert k == len(g.ctx) > 300
+
+
+def test_the_fit_lowers_the_loss_it_fits_and_is_deterministic(tmp_path):
+    games = _real_long_games(tmp_path, 120)
+    rules = load_ruleset("sauspiel")
+    _, _, play_w, _ = W.find(rules)
+    settings = B.BestSettings(max_iter=60)
+    a, meta = B.train_best(games, rules, play_w, settings)
+    b, _ = B.train_best(games, rules, play_w, settings)
+    assert np.array_equal(a, b)
+    fit = meta["fitting"]
+    assert fit["best"]["all"] < fit["people"]["all"]  # the likeliest card's loss on the decisions fitted
+    assert meta["games"] == 120 and meta["validation_decisions"] > 0
+    c, _ = B.train_best(games, rules, play_w, B.BestSettings(max_iter=60, seed=1))
+    assert not np.array_equal(a, c)  # another split
+
+
+def test_the_weights_file_keeps_the_best_card_weights(tmp_path):
+    rules = load_ruleset("sauspiel")
+    path, bid_w, play_w, meta = W.find(rules)
+    best_w = np.arange(F.N_CONTEXTS * F.N_PLAY, dtype=np.float64).reshape(F.N_CONTEXTS, F.N_PLAY)
+    out = W.save(tmp_path / "w.npz", bid_w, play_w, meta, best_w)
+    assert np.array_equal(W.load_best(out), best_w)
+    plain = W.save(tmp_path / "plain.npz", bid_w, play_w, meta)
+    assert W.load_best(plain) is None
+    with open(tmp_path / "bad.npz", "wb") as f:
+        np.savez(f, bid_w=bid_w, play_w=play_w, best_w=best_w[:3], meta=np.load(path)["meta"])
+    with pytest.raises(Exception) as e:
+        W.load_best(tmp_path / "bad.npz")
+    assert "best-card weights of the wrong shape" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------------- pimc
+
+def _best_cards(game, rules, best_w, decisions):
+    """The best-card weights' likeliest card at each of ``decisions`` (play indices) of a recorded game."""
+    t = tables_for(rules)
+    fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
+    out = {}
+
+    def ask(i, seat, hand, legal, info):
+        if i in decisions and legal & (legal - 1):
+            hc = h.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, t.params,
+                        np.ascontiguousarray(h.DEFAULT_CONFIG))
+            ctx = F.play_features(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
+                                  int(t.params[11]), hc, fp)
+            cards = [c for c in range(32) if legal >> c & 1]
+            scores = fp[:len(cards)] @ best_w[ctx]
+            out[i] = cards[int(np.argmax(scores))]
+        return -1
+
+    walk(game, ask)
+    return out
+
+
+def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch):
+    """With best-card weights in the file (random ones here, so that their card differs from the people model's),
+    pimc plays their likeliest card in the first trick and on the leads of the first ``best_leads`` tricks, and
+    searches the rest; without them (or best_card=0) it plays as before."""
+    rules = load_ruleset("sauspiel")
+    _, bid_w, play_w, meta = W.find(rules)
+    best_w = np.random.default_rng(3).normal(size=(F.N_CONTEXTS, F.N_PLAY))
+    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w)
+    games = _real_long_games(tmp_path, 6)
+    deals = [g for _, g, err in read_file(games, rules) if g is not None]
+    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    spec = "pimc[worlds=4,node_budget=4000,best_leads=2]"
+    same = differ = 0
+    for game in deals:
+        cards = advise(resolve(spec), game)
+        unsearched = [i for i in range(32) if i < 4 or (i % 4 == 0 and i < 8)]
+        want = _best_cards(game, rules, best_w, set(unsearched))
+        for i, c in want.items():
+            assert cards[i] == c, (game.game_id, i)
+        off = advise(resolve(spec.replace("]", ",best_card=0]")), game)
+        same += sum(off[i] == c for i, c in want.items())
+        differ += sum(off[i] != c for i, c in want.items())
+    assert differ > 0 and same + differ >= 20
+    monkeypatch.delenv(W.ENV)  # the packaged file: pimc binds what it has and plays legal games
+    for game in deals[:2]:
+        assert len(advise(resolve(spec), game)) == 32
+
+
+def test_train_best_command(tmp_path):
+    games = _real_long_games(tmp_path, 60)
+    out = tmp_path / "w"
+    r = run_cli("train", "best", str(games), "--rules", "sauspiel", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "double-dummy loss of the likeliest card" in r.stdout
+    path = out / "sauspiel.npz"
+    assert W.load_best(path).shape == (F.N_CONTEXTS, F.N_PLAY)
+    bid_w, play_w, meta = W.load(path)
+    _, bid0, play0, _ = W.find(load_ruleset("sauspiel"))
+    assert np.array_equal(play_w, play0) and meta["best"]["games"] == 60
+    env = dict(os.environ, SIMKIT_PEOPLE_WEIGHTS=str(out))
+    r = run_cli("run", "--deals", "20", "--strategy", "pimc[worlds=4]", "--rules", "sauspiel", "--out",
+                str(tmp_path / "r"), "--workers", "1", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("train", "best", str(tmp_path / "missing.jsonl"), "--out", str(out))
+    assert r.returncode == 2 and r.stderr.startswith("simkit: error: training data")
+    r = run_cli("train", "best", str(games), "--weights", str(path), "--out", str(out))
+    assert r.returncode == 2 and "--weights takes one ruleset" in r.stderr
+    r = run_cli("train", "best", str(games), "--rules", "sauspiel-short", "--weights", str(path), "--out",
+                str(out))
+    assert r.returncode == 2 and "not trained for ruleset 'sauspiel-short'" in r.stderr
