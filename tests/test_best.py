@@ -168,7 +168,7 @@ def _best_cards(game, rules, best_w, decisions):
 
 def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch):
     """With best-card weights in the file (random ones here, so that their card differs from the people model's),
-    pimc plays their likeliest card in the first trick and on the leads of the first ``best_leads`` tricks, and
+    pimc plays their likeliest card in the first trick and on the leads with at least ``best_lead_cards`` cards in hand, and
     searches the rest; without them (or best_card=0) it plays as before."""
     rules = load_ruleset("sauspiel")
     _, bid_w, play_w, meta = W.find(rules)
@@ -177,7 +177,7 @@ def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch)
     games = _real_long_games(tmp_path, 6)
     deals = [g for _, g, err in read_file(games, rules) if g is not None]
     monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
-    spec = "pimc[worlds=4,node_budget=4000,best_leads=2]"
+    spec = "pimc[worlds=4,node_budget=4000,best_lead_cards=7]"
     same = differ = 0
     for game in deals:
         cards = advise(resolve(spec), game)
@@ -216,3 +216,20 @@ def test_train_best_command(tmp_path):
     r = run_cli("train", "best", str(games), "--rules", "sauspiel-short", "--weights", str(path), "--out",
                 str(out))
     assert r.returncode == 2 and "not trained for ruleset 'sauspiel-short'" in r.stderr
+
+
+@pytest.mark.parametrize("preset, bound, worlds, budget", [
+    ("sauspiel", True, 16, 40_000), ("sauspiel-short", True, 16, 40_000), ("stargames", False, 12, 25_000)])
+def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds, budget):
+    """``worlds`` and ``node_budget`` of -1 (the defaults) become 16 and 40,000 where the shipped best-card
+    weights are bound (their unsearched leads free the time) and 12 and 25,000 elsewhere; set values are kept."""
+    from simkit.strategies import pimc
+
+    rules = load_ruleset(preset)
+    cfg = resolve("pimc").config_for(rules)
+    assert (len(cfg) == pimc._BEST_CONFIG_LEN) == bound
+    assert (cfg[pimc.C_WORLDS], cfg[pimc.C_NODE_BUDGET]) == (worlds, budget)
+    cfg = resolve("pimc[worlds=5,node_budget=7000]").config_for(rules)
+    assert (cfg[pimc.C_WORLDS], cfg[pimc.C_NODE_BUDGET]) == (5, 7000)
+    off = resolve("pimc[best_card=0]").config_for(rules)
+    assert len(off) < pimc._BEST_CONFIG_LEN and (off[pimc.C_WORLDS], off[pimc.C_NODE_BUDGET]) == (12, 25_000)

@@ -9,7 +9,10 @@ exact card points instead, the level derived from them, and the points break the
 to the preferred card: the ``people`` model's likeliest where the ruleset has people weights (``people_card``),
 else the heuristic's, so pimc plays like people (or the heuristic) wherever the solver sees no difference; in the
 first ``people_tricks`` tricks the people card is played unsearched, and a lead may use ``lead_budget`` times the
-node budget.
+node budget. Where the people weights file has best-card weights (the people features fitted to the double-dummy
+best card, simkit.strategies.people.best; ``best_card``), their card replaces the people card there, on the leads
+with at least ``best_lead_cards`` cards in hand (unsearched) and as the tie-break, and the time those leads free
+goes to more worlds and nodes for the rest (``worlds`` and ``node_budget`` of -1: :func:`bind`).
 
 Bidding, Kontra and Re are pimc's own (``bid_eval`` and ``double_eval``, on by default; off, they are the
 heuristic's, whose config is the first part of pimc's: by the value table of the ruleset's tariff,
@@ -44,7 +47,8 @@ heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_te
 ``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
 ``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
-``people_tricks`` the points, the preferred card and the budgets above.
+``people_tricks``, ``best_card``, ``best_lead_cards`` the points, the preferred card and the budgets above;
+``root_cards``, ``root_gap`` the people model's likeliest cards as the only ones searched (off).
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
 with the other three against it (a bound, docs/solver.md), but only once the seat holds at most ``ramsch_cards``
@@ -119,9 +123,11 @@ DESCRIPTION = ("perfect-information Monte Carlo: samples the hidden cards consis
                "and card points, plays the best mean; bids, Kontras and Res by worlds played out under the tariff")
 
 _OWN = (
-    ("worlds", 16.0, "worlds sampled per decision (more: stronger and slower)"),
-    ("node_budget", 40_000.0, "search nodes per decision (0: no limit): no world is started once they are used "
-                              "up, and a world whose own solve needs more is left out"),
+    ("worlds", -1.0, "worlds sampled per decision (more: stronger and slower); -1: 16 where best-card weights "
+                     "are bound (their unsearched leads free the time), else 12"),
+    ("node_budget", -1.0, "search nodes per decision (0: no limit): no world is started once they are used up, "
+                          "and a world whose own solve needs more is left out; -1: 40,000 where best-card weights "
+                          "are bound, else 25,000"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
     ("bid_weight", 1.0, "a world's weight is multiplied by this for each other seat whose bid the heuristic would "
@@ -163,10 +169,11 @@ _OWN = (
     ("root_gap", 0.0, "with people_card on and the ruleset's people weights: search only the cards whose "
                       "people-model log-probability is within this of the likeliest's (0: all)"),
     ("best_card", 2.0, "where the ruleset's people weights have best-card weights (simkit train best): 1: the "
-                       "cards played unsearched (people_tricks, best_leads) are their likeliest card in place of "
+                       "cards played unsearched (people_tricks, best_lead_cards) are their likeliest card in place of "
                        "the people model's; 2: the tie-break and fallback too; 0: off"),
-    ("best_leads", 3.0, "with best_card: the leads of the first this many tricks are the best-card weights' "
-                        "likeliest card, unsearched"),
+    ("best_lead_cards", 6.0, "with best_card: a lead with at least this many cards in hand is the best-card "
+                             "weights' likeliest card, unsearched (the long deck's first three tricks, the short "
+                             "deck's first; 0: every lead)"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -188,8 +195,11 @@ C_PEOPLE_TRICKS = N_HEURISTIC + 20
 C_ROOT_CARDS = N_HEURISTIC + 21
 C_ROOT_GAP = N_HEURISTIC + 22
 C_BEST_CARD = N_HEURISTIC + 23
-C_BEST_LEADS = N_HEURISTIC + 24
+C_BEST_LEAD_CARDS = N_HEURISTIC + 24
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
+#: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
+AUTO_WORLDS = (12, 16)
+AUTO_NODE_BUDGET = (25_000, 40_000)
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 256
 WEIGHT_ONE = 16  # a world's weight per seat whose bid fits its hand; bid_weight is taken in sixteenths of it
@@ -340,6 +350,10 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         return heur_card
     n_worlds = np.int64(config[C_WORLDS])
     budget = np.int64(config[C_NODE_BUDGET])
+    if n_worlds < 0:  # -1 left unbound (bind resolves it): the values without best-card weights
+        n_worlds = np.int64(AUTO_WORLDS[0])
+    if budget < 0:
+        budget = np.int64(AUTO_NODE_BUDGET[0])
     if info[I_LEADER] == seat and config.shape[0] > C_LEAD_BUDGET:  # a lead: the widest and dearest choice
         budget = np.int64(budget * config[C_LEAD_BUDGET])
     if budget <= 0:
@@ -356,7 +370,8 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         # the best-card weights, where bound: their card where the search is weakest (docs/strategies.md)
         best_card = np.int64(config[C_BEST_CARD]) if config.shape[0] >= _BEST_CONFIG_LEN else np.int64(0)
         if best_card > 0:
-            lead_unsearched = info[I_LEADER] == seat and info[I_TRICK_NO] < np.int64(config[C_BEST_LEADS])
+            # a lead's search costs by the cards left in hand, not by the trick's number (decks differ)
+            lead_unsearched = info[I_LEADER] == seat and popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS])
             if unsearched or lead_unsearched or best_card > 1:
                 top = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                                  pw[PW_FWORK][0:_inference.F_SIZE])
@@ -861,7 +876,19 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     and the ruleset has its weights, those weights behind the table, where the people model keeps them, and behind
     them (``best_card`` > 0) the file's best-card weights where it has them (``simkit train best``). Without
     weights pimc plays without them (inference off, the heuristic's card as tie-break), except that ``inference=1``
-    asked explicitly is a StrategyError (one line)."""
+    asked explicitly is a StrategyError (one line). ``worlds`` and ``node_budget`` of -1 become their values with
+    or without best-card weights (AUTO_WORLDS, AUTO_NODE_BUDGET)."""
+    out, best = _bind_weights(config, rules)
+    out = out.copy()
+    if out[C_WORLDS] < 0:
+        out[C_WORLDS] = AUTO_WORLDS[best]
+    if out[C_NODE_BUDGET] < 0:
+        out[C_NODE_BUDGET] = AUTO_NODE_BUDGET[best]
+    return out
+
+
+def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
+    """:func:`bind`'s weights: (the config with them, whether best-card weights are among them)."""
     from simkit.strategies import values
     from simkit.strategies.people import weights as people_weights
     from simkit.strategies.strategy import StrategyError
@@ -870,7 +897,7 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     inference = out[C_INFERENCE] if len(out) > C_INFERENCE else 0.0
     people_card = len(out) > C_PEOPLE_CARD and out[C_PEOPLE_CARD] > 0
     if inference <= 0 and not people_card:
-        return out
+        return out, False
     try:
         path, bid_w, play_w, _ = people_weights.find(rules)
     except StrategyError as e:
@@ -878,7 +905,7 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
             if inference > 0:
                 out = out.copy()
                 out[C_INFERENCE] = 0.0
-            return out
+            return out, False
         raise StrategyError(f"pimc[inference=1] needs the people model's weights for ruleset {rules.name!r}: {e}",
                             strategy="pimc") from None
     full = np.zeros(_PEOPLE_CONFIG_LEN)
@@ -886,9 +913,9 @@ def bind(config: np.ndarray, rules) -> np.ndarray:
     full[_people_model.BID_W_AT: _people_model.PLAY_W_AT] = bid_w.ravel()
     full[_people_model.PLAY_W_AT:] = play_w.ravel()
     best_w = people_weights.load_best(path)
-    if best_w is None or full[C_BEST_CARD] <= 0:
-        return full
-    return np.concatenate([full, best_w.ravel()])
+    if best_w is None or not people_card or full[C_BEST_CARD] <= 0:
+        return full, False
+    return np.concatenate([full, best_w.ravel()]), True
 
 
 # --------------------------------------------------------------------------- asked from Python (records)
