@@ -18,11 +18,11 @@ from simkit.analyze.records import read_file
 from simkit.engine.batch import tables_for
 from simkit.rules import load_ruleset
 from simkit.solver import Position, Workspace
-from simkit.strategies import heuristic as h
 from simkit.strategies import resolve
 from simkit.strategies.people import best as B
 from simkit.strategies.people import features as F
 from simkit.strategies.people import weights as W
+from simkit.strategies.people.train import decision_features
 from simkit_cli import simkit as run_cli
 from test_solver_api import _cut, _game_records
 
@@ -153,11 +153,7 @@ def _best_cards(game, rules, best_w, decisions):
 
     def ask(i, seat, hand, legal, info):
         if i in decisions and legal & (legal - 1):
-            hc = h.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, t.params,
-                        np.ascontiguousarray(h.DEFAULT_CONFIG))
-            ctx = F.play_features(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
-                                  int(t.params[11]), hc, fp)
-            cards = [c for c in range(32) if legal >> c & 1]
+            ctx, cards, _ = decision_features(t, hand, legal, seat, info, fp)
             scores = fp[:len(cards)] @ best_w[ctx]
             out[i] = cards[int(np.argmax(scores))]
         return -1

@@ -364,23 +364,21 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     pref = heur_card
     searched = legal  # the cards searched: all, or the people model's likeliest (root_cards, root_gap)
     if people and config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0:
-        pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
-                                      pw[PW_FWORK][0:_inference.F_SIZE])
+        scores = pw[PW_FWORK][0:_inference.F_SIZE]
         unsearched = info[I_TRICK_NO] < np.int64(config[C_PEOPLE_TRICKS])
-        # the best-card weights, where bound: their card where the search is weakest (docs/strategies.md)
+        # the best-card weights, where bound: their card where the search is weakest (docs/strategies.md); a
+        # lead's search costs by the cards left in hand, not by the trick's number (decks differ)
         best_card = np.int64(config[C_BEST_CARD]) if config.shape[0] >= _BEST_CONFIG_LEN else np.int64(0)
-        if best_card > 0:
-            # a lead's search costs by the cards left in hand, not by the trick's number (decks differ)
-            lead_unsearched = info[I_LEADER] == seat and popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS])
-            if unsearched or lead_unsearched or best_card > 1:
-                top = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
-                                 pw[PW_FWORK][0:_inference.F_SIZE])
-                if unsearched or lead_unsearched:
-                    return top
-                pref = top
-                searched |= np.int64(1) << np.int64(top)
+        if best_card > 0 and (unsearched or (info[I_LEADER] == seat and
+                                             popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS]))):
+            return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores)
+        pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
+                                      scores)
         if unsearched:
             return pref
+        if best_card > 1:
+            pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores)
+            searched |= np.int64(1) << np.int64(pref)
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
         return pref
@@ -567,10 +565,7 @@ def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, he
     likeliest's (any: 0)."""
     n = _people_model.card_scores(hand, legal, seat, info, strength, eff_suit, config, params[P_DECK_MASK],
                                   heur_card, scores)
-    k = 0
-    for i in range(1, n):
-        if scores[i] > scores[k]:
-            k = i
+    k = _likeliest(scores, n)
     top = nth_bit(legal, k)
     n_keep = np.int64(config[C_ROOT_CARDS]) if config.shape[0] > C_ROOT_CARDS else np.int64(0)
     gap = config[C_ROOT_GAP] if config.shape[0] > C_ROOT_GAP else 0.0
@@ -596,11 +591,17 @@ def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur
     """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`)."""
     play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
                 BEST_W_AT)
+    return nth_bit(legal, _likeliest(scores, popcount(legal)))
+
+
+@njit(cache=True, inline="always")
+def _likeliest(scores, n):
+    """The index of the highest of ``scores[:n]`` (the first on a tie)."""
     k = 0
-    for i in range(1, popcount(legal)):
+    for i in range(1, n):
         if scores[i] > scores[k]:
             k = i
-    return nth_bit(legal, k)
+    return k
 
 
 #: points mode: a card's gain is its payout times this plus its card points for the seat's side (so the points

@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from simkit.strategies.people import features as F
-from simkit.strategies.people.train import _seg_lse, file_sha256, is_validation, lbfgs, read_training_deals
+from simkit.strategies.people.train import (
+    _seg_lse, decision_features, file_sha256, is_validation, lbfgs, read_training_deals,
+)
 
 
 @dataclass
@@ -57,12 +59,8 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
     from simkit.engine.batch import tables_for
     from simkit.solver import Workspace
     from simkit.solver.api import solve_line
-    from simkit.strategies import heuristic as h
 
     t = tables_for(rules)
-    params = t.params
-    deck = int(params[11])
-    hconfig = np.ascontiguousarray(h.DEFAULT_CONFIG)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
     ws = Workspace()
     xs, start, ctxs, losses, tricks, leads, vals = [], [0], [], [], [], [], []
@@ -80,11 +78,7 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
             if legal & (legal - 1) == 0:
                 return -1
             sol = sols[i]
-            hc = h.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, params,
-                        hconfig)
-            ctx = F.play_features(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
-                                  deck, hc, fp)
-            cards = [c for c in range(32) if legal >> c & 1]
+            ctx, cards, _ = decision_features(t, hand, legal, seat, info, fp)
             xs.append(fp[:len(cards)].copy())
             start.append(start[-1] + len(cards))
             ctxs.append(ctx)

@@ -85,17 +85,29 @@ def is_validation(deal_id: str, seed: int, val_fraction: float) -> bool:
     return zlib.crc32(f"{seed}:{deal_id}".encode()) % 10_000 < val_fraction * 10_000
 
 
+def decision_features(t, hand, legal, seat, info, fp) -> tuple[int, list[int], int]:
+    """The play features of a decision with a choice as the kernel computes them (the heuristic's card, with its
+    default config, among them), for the rule tables ``t`` (simkit.engine.batch.tables_for): fills ``fp``'s first
+    rows with the legal cards' features in ascending card order; returns (context, those cards, the heuristic's
+    card)."""
+    from simkit.strategies import heuristic as h
+
+    hc = h.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, t.params,
+                np.ascontiguousarray(h.DEFAULT_CONFIG))
+    ctx = F.play_features(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
+                          int(t.params[11]), hc, fp)
+    return ctx, [c for c in range(32) if legal >> c & 1], hc
+
+
 def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=None, won=None) -> Extracted:
     """Training rows of the deals (``simkit.analyze.records.DealRecord``) of the ruleset's deck; ``won``, where
     given, says per deal whether the declarer won (:func:`read_training_deals`)."""
     from simkit.analyze.advice import walk
     from simkit.engine.batch import tables_for
-    from simkit.strategies import heuristic as h
 
     t = tables_for(rules)
     params = t.params
     deck = int(params[11])
-    hconfig = np.ascontiguousarray(h.DEFAULT_CONFIG)
     cand = np.zeros(2 * M.MAX_CANDIDATES)
     fb = np.zeros(F.N_BID)
     bx, bk, bs, bg, ba, bh, deal_hands = [], [], [], [], [], [], []
@@ -162,12 +174,8 @@ def extract(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=Non
                 if legal & (legal - 1) == 0:
                     forced += 1
                     return -1
-                hc = h.play(np.int64(hand_), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit, params,
-                            hconfig)
-                ctx = F.play_features(np.int64(hand_), np.int64(legal), np.int64(seat), info, t.strength,
-                                      t.eff_suit, deck, hc, fp)
-                nl = bin(legal).count("1")
-                cards = [c for c in range(32) if legal >> c & 1]
+                ctx, cards, hc = decision_features(t, hand_, legal, seat, info, fp)
+                nl = len(cards)
                 px.append(fp[:nl].copy())
                 pstart.append(pstart[-1] + nl)
                 pctx.append(ctx)
