@@ -167,6 +167,43 @@ def test_a_world_against_the_models_preference_weighs_less():
     assert less >= 20 and less > 2 * more, (less, more)  # measured: 23 against 8
 
 
+def test_each_candidate_world_is_weighed_by_its_likelihood():
+    """pimc sums a candidate world's log-likelihood from its seats' parts, each computed once per hand (a memo:
+    late in a deal few hands are left). Every candidate's weight after resampling is exp(its log-likelihood minus
+    the likeliest's), the log-likelihoods computed afresh by world_log_likelihood with pimc's floor, temperature
+    and bids, and the parts of a world add up to its log-likelihood."""
+    rules, games = _games("sauspiel", 6, 3)
+    t = tables_for(rules)
+    config = np.ascontiguousarray(_bound("pimc[worlds=4,infer_candidates=8,best_card=0,people_tricks=0]", rules),
+                                  np.float64)
+    floor, temperature = config[pimc.C_INFER_FLOOR], config[pimc.C_INFER_TEMPERATURE]
+    rw = np.zeros(inference.R_SIZE, np.int64)
+    fw = np.zeros(inference.F_SIZE)
+    checked = repeated = 0
+    for game in games:
+        for i, seat, hand, legal, info, _ in _decisions(game)[4::3]:
+            if legal & (legal - 1) == 0:
+                continue
+            pimc.play(np.int64(hand), np.int64(legal), np.int64(seat), info.copy(), t.strength, t.eff_suit,
+                      t.params, config)
+            pw = pimc._python_context(t.strength, t.eff_suit, t.params)[1]
+            iw, got = pw[pimc.PW_IWORK], pw[pimc.PW_FWORK][pimc.FW_LOGW:pimc.FW_LOGW + 32]
+            worlds = [iw[pimc.IW_CAND + 4 * k:pimc.IW_CAND + 4 * k + 4].copy() for k in range(32)]
+            ll = np.array([inference.world_log_likelihood(w, seat, info, t.strength, t.eff_suit, t.params, config,
+                                                          t.suit_mask, t.points, floor, temperature, True, rw, fw)
+                           for w in worlds])
+            np.testing.assert_allclose(got, np.exp(ll - ll.max()), rtol=1e-9, atol=1e-12)
+            n = inference.public_steps(seat, info, t.eff_suit, t.strength, t.points, rw)
+            parts = sum(inference.seat_log_likelihood(worlds[0][s], s, info, n, t.strength, t.eff_suit, t.params,
+                                                      config, t.suit_mask, floor, temperature, True, rw, fw)
+                        for s in range(4) if s != seat)
+            assert parts == pytest.approx(ll[0], abs=1e-9)
+            hands_seen = {(s, int(w[s])) for w in worlds for s in range(4) if s != seat}
+            repeated += len(hands_seen) < 3 * 32
+            checked += 1
+    assert checked >= 15 and repeated >= 5, (checked, repeated)  # measured: 19 and 12
+
+
 def _rows(strat, n=8, preset="sauspiel", seed=7):
     from simkit.engine.game import play_games
 

@@ -17,7 +17,7 @@ from simkit.reference import Game, IllegalPlay, InvalidGame, declaration_error
 from simkit.rules import load_ruleset
 from simkit.rules.contracts import RUFSPIEL
 from simkit.strategies import pimc, resolve, worlds
-from simkit.strategies.api import I_BIDS, I_PLAYED, I_PLAYED_BY, I_RNG, bid_code
+from simkit.strategies.api import I_BIDS, I_PLAYED, I_PLAYED_BY, I_RNG, I_VARIANT, bid_code
 from test_analyze import _kernel_games
 
 
@@ -519,12 +519,15 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
     """``points_from``: each world solved for the exact card points, the payout level derived from them (the
     Schwarz ends by a tricks search). On every decision from trick 3 of heuristic games, the payout part of each
     card's sum is the payout the level search gives, card for card; the rest is the seat's side's points, within
-    0..120 a world; and the card played has the best sum."""
+    0..120 a world; and the card played has the best sum. ``point_value`` weighs those same points against that
+    same payout (its sums: the payout in POINT_UNITS plus the points times the point's value in them), and its
+    card has the best of its sums."""
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
     base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0"
-    by_points = np.ascontiguousarray(resolve(base + ",points_from=1]").config_for(rules), np.float64)
+    by_points = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0]").config_for(rules), np.float64)
     by_level = np.ascontiguousarray(resolve(base + ",points_from=0]").config_for(rules), np.float64)
+    by_value = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0.5]").config_for(rules), np.float64)
     checked = ends = 0
     for game, _ in _kernel_records(rules, resolve("heuristic"), 3, 0, 6, kind, 2):
 
@@ -542,6 +545,12 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
                 assert 0 <= points <= 3 * 120
                 ends += points in (0, 360)
             assert sums[card] == max(sums[c] for c in cards)
+            v_card, v_sums, _ = _pimc_sums(by_value, t, hand, legal, seat, info)
+            coef = round(0.5 * int(t.base_price[int(info[I_VARIANT])]) * pimc.POINT_UNITS)
+            for c in cards:
+                payout, points = divmod(int(sums[c]), pimc.POINTS_SCALE)
+                assert v_sums[c] == payout * pimc.POINT_UNITS + points * coef, (i, c)
+            assert v_sums[v_card] == max(v_sums[c] for c in cards)
             checked += 1
             return 0
 

@@ -17,6 +17,11 @@ given that world's hands:
 Each probability is floored (``infer_floor``: one card people rarely play does not rule a world out) and the
 model's scores may be flattened by a temperature (``infer_temperature``). The log-likelihood is their sum.
 
+The sum falls apart by seat: each seat's part (:func:`seat_log_likelihood`) depends only on the hand that seat
+holds in the world, since the info words each of its cards was played under are public. So a decision replays the
+deal once (:func:`public_steps`) and pimc computes each seat's part once per hand it meets among its candidate
+worlds; :func:`world_log_likelihood` is the sum of the parts.
+
 The people weights sit in pimc's config where the people model's config keeps them (from
 simkit.strategies.people.model.BID_W_AT), bound by pimc's ``bind`` for the rulesets that have them.
 """
@@ -68,10 +73,14 @@ _STAMP = source_stamp(DEPENDENCIES)
 
 #: the smallest floor taken (so a world's weight, exp of at most ~35 floored logs, never underflows)
 MIN_FLOOR = 1e-6
-#: int64 work words: the replayed info, the replayed hands
+#: int64 work words: the replayed info, the replayed hands, then the public steps (:func:`public_steps`)
 R_INFO = 0
 R_HANDS = INFO_SIZE
-R_SIZE = R_HANDS + 4
+R_STEPS = R_HANDS + 4
+#: a public step (a card another seat played): the info words its seat saw, then what the trick was then
+E_SEAT, E_CARD, E_K, E_LED, E_BEST_CARD, E_BEST_SEAT, E_TP, E_SEARCHED = range(INFO_SIZE, INFO_SIZE + 8)
+STEP_SIZE = INFO_SIZE + 8
+R_SIZE = R_STEPS + 32 * STEP_SIZE
 #: float64 work words: the people model's scores
 F_SIZE = WORK_SIZE
 
@@ -123,22 +132,23 @@ def world_log_likelihood(world, me, info, strength, eff_suit, params, config, su
     """The log-likelihood of a world (``world``: the hidden hands now, int64[4]) for seat ``me``: the sum over every
     card another seat played so far (and, ``bids``, each other seat's bid) of log max(model probability, floor).
     ``config`` holds the people weights (from people.model.BID_W_AT on); ``rw``/``fw`` int64[R_SIZE] and
-    float64[F_SIZE] work space."""
-    log_floor = np.log(max(floor, MIN_FLOOR))
-    temperature = max(temperature, 1e-3)
-    v = info[I_VARIANT]
-    kind = info[I_KIND]
-    deck = params[P_DECK_MASK]
+    float64[F_SIZE] work space. The sum of :func:`seat_log_likelihood` over the other seats."""
+    n_steps = public_steps(me, info, eff_suit, strength, points, rw)
     ll = 0.0
-    hands = rw[R_HANDS:R_HANDS + 4]
     for s in range(4):
-        hands[s] = world[s] | info[I_PLAYED_BY + s]  # as dealt
-    if bids:
-        for s in range(4):
-            b = info[I_BIDS + s]
-            if s != me and b != NOT_ASKED:
-                ll += max(bid_log_prob(hands[s], s, b, params, strength, config, temperature, fw), log_floor)
-    # the deal replayed from its first card: the info words as each card's seat saw them
+        if s != me:
+            ll += seat_log_likelihood(world[s], s, info, n_steps, strength, eff_suit, params, config, suit_mask,
+                                      floor, temperature, bids, rw, fw)
+    return ll
+
+
+@jit(_STAMP)
+def public_steps(me, info, eff_suit, strength, points, rw):
+    """Replay the deal from its first card and keep, for every card a seat other than ``me`` played, the info
+    words that seat saw then and the trick so far (a step of ``STEP_SIZE`` words from ``rw[R_STEPS]``). All of it
+    is public: the same for every world, so a decision replays once (:func:`seat_log_likelihood` reads it).
+    Returns the number of steps."""
+    v = info[I_VARIANT]
     r = rw[R_INFO:R_INFO + INFO_SIZE]
     r[:] = info
     r[I_TRICK_NO] = 0
@@ -157,19 +167,12 @@ def world_log_likelihood(world, me, info, strength, eff_suit, params, config, su
         r[I_HISTORY_WINNER + t] = -1
     for j in range(32):
         r[I_HISTORY_CARDS + j] = -1
-    called = info[I_SUIT] if kind == RUFSPIEL else -1
+    called = info[I_SUIT] if info[I_KIND] == RUFSPIEL else -1
     ace_bit = np.int64(1) << np.int64(8 * called + 7) if called >= 0 else np.int64(0)
-    called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
-    holder = -1  # the seat holding the called ace in this world
-    if called >= 0:
-        for s in range(4):
-            if hands[s] & ace_bit:
-                holder = s
-    run_min = params[P_RUN_AWAY_MIN]
-    tm = _h._trump_mask(kind, info[I_SUIT], deck)
     searched = called < 0
     played = np.int64(0)
     now_t = info[I_TRICK_NO]
+    n_steps = 0
     for t in range(now_t + 1):
         nk = 4 if t < now_t else info[I_N_IN_TRICK]
         if nk == 0:
@@ -185,22 +188,21 @@ def world_log_likelihood(world, me, info, strength, eff_suit, params, config, su
         for k in range(nk):
             p = (leader + k) & 3
             c = info[I_HISTORY_CARDS + 4 * t + k]
-            hand = hands[p]
             info_to_play(r, k)
             if p != me:
-                legal = legal_cards(hand, k, np.int64(suit_mask[v, led]), led == called,
-                                    (not searched) and p == holder, ace_bit, called_mask, run_min)
-                if ((legal >> c) & 1) == 0:  # cannot happen in a consistent world: the least likely
-                    ll += log_floor
-                elif (legal & (legal - 1)) != 0:  # a choice (a forced card tells nothing)
-                    out = deck & ~played & ~hand
-                    hc = _h._play(hand, legal, p, r, strength, eff_suit, config, deck, tm, out,
-                                  best_card if k > 0 else -1, best_seat, tp)
-                    n = card_scores(hand, legal, p, r, strength, eff_suit, config, deck, hc, fw)
-                    j = popcount(legal & ((np.int64(1) << c) - 1))
-                    ll += max(_log_prob(fw, n, j, temperature), log_floor)
+                at = R_STEPS + n_steps * STEP_SIZE
+                step = rw[at:at + STEP_SIZE]
+                step[:INFO_SIZE] = r
+                step[E_SEAT] = p
+                step[E_CARD] = c
+                step[E_K] = k
+                step[E_LED] = led
+                step[E_BEST_CARD] = best_card if k > 0 else -1
+                step[E_BEST_SEAT] = best_seat
+                step[E_TP] = tp
+                step[E_SEARCHED] = 1 if searched else 0
+                n_steps += 1
             bit = np.int64(1) << c
-            hands[p] = hand & ~bit
             played |= bit
             info_card(r, t, k, p, c, played, bit == ace_bit)
             tp += points[c]
@@ -212,6 +214,52 @@ def world_log_likelihood(world, me, info, strength, eff_suit, params, config, su
             if led == called:
                 searched = True
             info_end_trick(r, t, best_seat, tp, led == called)
+    return n_steps
+
+
+@jit(_STAMP)
+def seat_log_likelihood(hand_now, s, info, n_steps, strength, eff_suit, params, config, suit_mask, floor,
+                        temperature, bids, rw, fw):
+    """Seat ``s``'s part of a world's log-likelihood, given the hand it holds now in that world (``hand_now``): its
+    bid (``bids``) and every card it played with a choice, under the people model, each probability floored at
+    ``floor``; ``rw`` holds the ``n_steps`` public steps of :func:`public_steps`. A world's likelihood is the sum
+    of its seats' parts, and a part depends on that seat's hand alone (pimc computes it once per hand)."""
+    log_floor = np.log(max(floor, MIN_FLOOR))
+    temperature = max(temperature, 1e-3)
+    v = info[I_VARIANT]
+    kind = info[I_KIND]
+    deck = params[P_DECK_MASK]
+    hand = hand_now | info[I_PLAYED_BY + s]  # as dealt
+    ll = 0.0
+    if bids and info[I_BIDS + s] != NOT_ASKED:
+        ll += max(bid_log_prob(hand, s, info[I_BIDS + s], params, strength, config, temperature, fw), log_floor)
+    called = info[I_SUIT] if kind == RUFSPIEL else -1
+    ace_bit = np.int64(1) << np.int64(8 * called + 7) if called >= 0 else np.int64(0)
+    called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
+    holder = (hand & ace_bit) != 0  # this seat holds the called ace in this world
+    run_min = params[P_RUN_AWAY_MIN]
+    tm = _h._trump_mask(kind, info[I_SUIT], deck)
+    for i in range(n_steps):
+        at = R_STEPS + i * STEP_SIZE
+        if rw[at + E_SEAT] != s:
+            continue
+        step = rw[at:at + STEP_SIZE]
+        c = step[E_CARD]
+        k = step[E_K]
+        led = step[E_LED]
+        legal = legal_cards(hand, k, np.int64(suit_mask[v, led]), led == called,
+                            step[E_SEARCHED] == 0 and holder, ace_bit, called_mask, run_min)
+        if ((legal >> c) & 1) == 0:  # cannot happen in a consistent world: the least likely
+            ll += log_floor
+        elif (legal & (legal - 1)) != 0:  # a choice (a forced card tells nothing)
+            r = step[:INFO_SIZE]
+            out = deck & ~r[I_PLAYED] & ~hand
+            hc = _h._play(hand, legal, s, r, strength, eff_suit, config, deck, tm, out, step[E_BEST_CARD],
+                          step[E_BEST_SEAT], step[E_TP])
+            n = card_scores(hand, legal, s, r, strength, eff_suit, config, deck, hc, fw)
+            j = popcount(legal & ((np.int64(1) << c) - 1))
+            ll += max(_log_prob(fw, n, j, temperature), log_floor)
+        hand &= ~(np.int64(1) << c)
     return ll
 
 

@@ -5,7 +5,8 @@ drawn exactly uniformly among those consistent with everything it knows (simkit.
 world with every hand open for the ``payout`` objective (simkit.solver: the outcome level of each legal card, lost
 Schwarz .. won Schwarz, priced by the tariff with that world's Laufende and partner), and plays the card with the
 best total payout to its own seat over the worlds. From trick ``points_from`` on a world is solved for each card's
-exact card points instead, the level derived from them, and the points break the payout's ties. Ties otherwise go
+exact card points instead, the level derived from them, and a card's gain is its payout plus ``point_value`` base
+prices for each of its card points (0: the points only break the payout's ties). Ties otherwise go
 to the preferred card: the ``people`` model's likeliest where the ruleset has people weights (``people_card``),
 else the heuristic's, so pimc plays like people (or the heuristic) wherever the solver sees no difference; in the
 first ``people_tricks`` tricks the people card is played unsearched, and a lead may use ``lead_budget`` times the
@@ -28,7 +29,9 @@ likelihood under the ``people`` model: the product, over every unforced card ano
 their bids, ``infer_bids``), of the model's probability of that card given that world's hand for the seat and the
 public state then, each floored at ``infer_floor``. With ``infer_candidates`` 1 the solved worlds' payouts are
 summed with those weights; with k > 1, k x ``worlds`` candidates are drawn and ``worlds`` of them resampled by
-weight (systematic resampling; a world drawn twice is solved once and counted twice). The people weights of the
+weight (systematic resampling; a world drawn twice is solved once and counted twice); a world's log-likelihood
+is the sum of its other seats' parts, each a function of that seat's hand alone, computed once per hand in a
+decision (:func:`_seat_part`). The people weights of the
 ruleset are bound into the config (:func:`bind`; sauspiel and sauspiel-short); elsewhere asking for inference is a
 one-line error (with ``inference=1``; the default 2 plays without it there). Measured (docs/strategies.md,
 "Inference"); off, with the other switches of later (``points_from``, ``people_card``, ``people_tricks``,
@@ -47,7 +50,8 @@ heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_te
 ``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
 ``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
-``people_tricks``, ``best_card``, ``best_lead_cards`` the points, the preferred card and the budgets above;
+``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value`` the points, the preferred card and the
+budgets above;
 ``root_cards``, ``root_gap`` the people model's likeliest cards as the only ones searched (off).
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
@@ -137,7 +141,7 @@ _OWN = (
                        "without them), 0: all worlds alike"),
     ("infer_floor", 0.02, "inference: the least probability one observed card or bid counts with"),
     ("infer_temperature", 1.0, "inference: the temperature of the model's softmax (above 1: flatter)"),
-    ("infer_candidates", 8.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
+    ("infer_candidates", 16.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
                               "likelihood; 1: solve the sampled worlds, each weighted by its likelihood"),
     ("infer_bids", 1.0, "inference: 1: the other seats' bids and passes count too (the people bidding model)"),
     ("ramsch_cards", 5.0, "a Ramsch: search only once the seat holds at most this many cards (earlier a Ramsch "
@@ -174,6 +178,9 @@ _OWN = (
     ("best_lead_cards", 6.0, "with best_card: a lead with at least this many cards in hand is the best-card "
                              "weights' likeliest card, unsearched (the long deck's first three tricks, the short "
                              "deck's first; 0: every lead)"),
+    ("point_value", 0.25, "in points mode (points_from): what one card point for the seat's side is worth against the "
+                         "payout, in the contract's base prices: a card's gain in a world is its payout plus this "
+                         "times base price times its points; 0: the payout first, the points only break its ties"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -196,12 +203,17 @@ C_ROOT_CARDS = N_HEURISTIC + 21
 C_ROOT_GAP = N_HEURISTIC + 22
 C_BEST_CARD = N_HEURISTIC + 23
 C_BEST_LEAD_CARDS = N_HEURISTIC + 24
+C_POINT_VALUE = N_HEURISTIC + 25
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
 AUTO_NODE_BUDGET = (25_000, 40_000)
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
-MAX_CANDIDATES = 256
+MAX_CANDIDATES = 1024
+#: slots of the per-seat memo of likelihood parts (a power of two, at least twice MAX_CANDIDATES: short probes)
+MEMO_BITS = 11
+MEMO_SLOTS = 1 << MEMO_BITS
+assert MEMO_SLOTS >= 2 * MAX_CANDIDATES
 WEIGHT_ONE = 16  # a world's weight per seat whose bid fits its hand; bid_weight is taken in sixteenths of it
 
 bid = _heuristic.bid
@@ -217,15 +229,19 @@ DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are s
 PW_TABS, PW_SUIT, PW_ID, PW_TT, PW_FR, PW_MOVES, PW_KEYS, PW_STATS = range(8)
 PW_WORK, PW_COUNTS, PW_BINOM, PW_WORLD, PW_STATE, PW_STATE2, PW_CTX, PW_VALS, PW_SUMS, PW_THR = range(8, 18)
 PW_IWORK, PW_FWORK = 18, 19  # the inference's work words
-# PW_IWORK: the likelihood's (inference.R_SIZE), then the candidate worlds (4 words each), then their multiplicities
+# PW_IWORK: the likelihood's (inference.R_SIZE), then the candidate worlds (4 words each), then their
+# multiplicities, then the memo's keys (a hand + 1 per slot, 0 empty; MEMO_SLOTS per seat)
 IW_CAND = _inference.R_SIZE
 IW_MULT = IW_CAND + 4 * MAX_CANDIDATES
-IW_BID = IW_MULT + MAX_CANDIDATES  # then the bid evaluation's (simkit.strategies.pimc_bid, B_*)
+IW_MEMO = IW_MULT + MAX_CANDIDATES
+IW_BID = IW_MEMO + 4 * MEMO_SLOTS  # then the bid evaluation's (simkit.strategies.pimc_bid, B_*)
 IW_SIZE = IW_BID + _pimc_bid.B_SIZE
-# PW_FWORK: the likelihood's (inference.F_SIZE), the weighted payout sums per card, the candidates' log-likelihoods
+# PW_FWORK: the likelihood's (inference.F_SIZE), the weighted payout sums per card, the candidates'
+# log-likelihoods, the memo's values (the likelihood part of the hand in the same slot of IW_MEMO)
 FW_SUMS = _inference.F_SIZE
 FW_LOGW = FW_SUMS + 32
-FW_BID = FW_LOGW + MAX_CANDIDATES  # then the bid evaluation's (BF_*)
+FW_MEMO = FW_LOGW + MAX_CANDIDATES
+FW_BID = FW_MEMO + 4 * MEMO_SLOTS  # then the bid evaluation's (BF_*)
 FW_SIZE = FW_BID + _pimc_bid.BF_SIZE
 
 #: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
@@ -285,6 +301,25 @@ def _likelihood(world, seat, info, strength, eff_suit, params, config, suit_mask
 
 
 @njit(cache=True, inline="always")
+def _seat_part(h, s2, info, n_steps, strength, eff_suit, params, config, suit_mask, keys, parts, iw, fw):
+    """Seat ``s2``'s likelihood part for hand ``h`` (inference.seat_log_likelihood), from the memo (``keys``,
+    ``parts``: MEMO_SLOTS per seat, open addressing) or computed and stored there."""
+    slot = np.int64((np.uint64(h) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - MEMO_BITS))
+    base = s2 * MEMO_SLOTS
+    while keys[base + slot] != 0:
+        if keys[base + slot] == h + 1:
+            return parts[base + slot]
+        slot = (slot + 1) & (MEMO_SLOTS - 1)
+    part = _inference.seat_log_likelihood(h, s2, info, n_steps, strength, eff_suit, params, config, suit_mask,
+                                          config[C_INFER_FLOOR], config[C_INFER_TEMPERATURE],
+                                          config[C_INFER_BIDS] > 0, iw[0:_inference.R_SIZE],
+                                          fw[0:_inference.F_SIZE])
+    keys[base + slot] = h + 1
+    parts[base + slot] = part
+    return part
+
+
+@njit(cache=True, inline="always")
 def _resample(hand, seat, info, strength, eff_suit, params, config, suit_mask, points, work, counts, binom, world,
               iw, fw, n_cand, n_worlds):
     """Draw ``n_cand`` candidate worlds into ``iw[IW_CAND:]`` and pick ``n_worlds`` of them with probability
@@ -292,14 +327,24 @@ def _resample(hand, seat, info, strength, eff_suit, params, config, suit_mask, p
     n_worlds x its share of the total likelihood times); their multiplicities go to ``iw[IW_MULT:]``. Returns how
     many candidates were drawn (0: none)."""
     logw = fw[FW_LOGW:FW_LOGW + MAX_CANDIDATES]
+    # a world's log-likelihood is the sum of its other seats' parts, each a function of that seat's hand alone
+    # (inference.seat_log_likelihood): each hand's part is computed once (late in a deal few hands are left)
+    n_steps = _inference.public_steps(seat, info, eff_suit, strength, points, iw[0:_inference.R_SIZE])
+    keys = iw[IW_MEMO:IW_MEMO + 4 * MEMO_SLOTS]
+    parts = fw[FW_MEMO:FW_MEMO + 4 * MEMO_SLOTS]
+    keys[:] = 0
     n = 0
     top = -np.inf
     for i in range(n_cand):
         if draw_world(hand, seat, work, counts, binom, info, world) < 0:
             break
+        ll = 0.0
         for s2 in range(4):
             iw[IW_CAND + 4 * i + s2] = world[s2]
-        logw[i] = _likelihood(world, seat, info, strength, eff_suit, params, config, suit_mask, points, iw, fw)
+            if s2 != seat:
+                ll += _seat_part(world[s2], s2, info, n_steps, strength, eff_suit, params, config, suit_mask,
+                                 keys, parts, iw, fw)
+        logw[i] = ll
         top = max(top, logw[i])
         n += 1
     total = 0.0
@@ -414,6 +459,9 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     by_points = (p_from > 0 and info[I_TRICK_NO] + 1 >= p_from and not club and not tout and not win_only)
     if by_points:
         kobj = OBJ_POINTS
+    # points mode: a card point's weight against the payout, in 1/POINT_UNITS of a cent (0: lexicographic)
+    point_value = config[C_POINT_VALUE] if config.shape[0] > C_POINT_VALUE else 0.0
+    point_coef = np.int64(round(point_value * base_price[v] * POINT_UNITS)) if point_value > 0 else np.int64(0)
     if kind == BETTEL:
         n_thr = 1
         thr[0] = MEASURE_TRICKS
@@ -518,7 +566,8 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         if by_points:
             next_guess = vals[idv[guide]]
             before = stats[ST_NODES]
-            ok = _points_to_gains(s, ctx, tabs, smv, idv, searched, hs, seat, thr, vals, ws, pw[PW_STATE2])
+            ok = _points_to_gains(s, ctx, tabs, smv, idv, searched, hs, seat, thr, vals, ws, pw[PW_STATE2],
+                                  point_coef)
             used += stats[ST_NODES] - before
             if not ok:
                 continue
@@ -608,12 +657,16 @@ def _likeliest(scores, n):
 #: only break ties of the payout summed over the worlds: up to 136 equally weighted worlds of 120 points stay under
 #: one unit of payout)
 POINTS_SCALE = 1 << 14
+#: points mode with ``point_value``: a card's gain is its payout times this plus its points times the point's
+#: value in these units (a cent of payout is POINT_UNITS)
+POINT_UNITS = 64
 
 
 @njit(cache=True, inline="always")
-def _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, s2):
+def _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, s2, point_coef):
     """Points mode: turn each legal card's exact points for the declaring side (``vals``, rank space) into its
-    gain, the seat's payout at the level those points reach times POINTS_SCALE plus the seat's side's points.
+    gain, the seat's payout at the level those points reach times POINTS_SCALE plus the seat's side's points (with
+    ``point_coef`` > 0: the payout times POINT_UNITS plus the side's points times ``point_coef``).
     The level follows from the points except at their ends: 0 points may still be a trick (not Schwarz), 120
     points may leave the other side a trick, so those ask the tricks threshold. False on the node limit."""
     mine = (ctx[C_TEAM] >> np.int64(seat)) & 1
@@ -639,7 +692,11 @@ def _points_to_gains(s, ctx, tabs, smv, idv, legal, hs, seat, thr, vals, ws, s2)
             lv = 3
         else:
             lv = 4
-        vals[r] = thr[10 + lv] * POINTS_SCALE + (dp if mine else 120 - dp)
+        side = dp if mine else 120 - dp
+        if point_coef > 0:
+            vals[r] = thr[10 + lv] * POINT_UNITS + side * point_coef
+        else:
+            vals[r] = thr[10 + lv] * POINTS_SCALE + side
     return True
 
 
