@@ -73,10 +73,9 @@ _STAMP = source_stamp(DEPENDENCIES)
 
 #: the smallest floor taken (so a world's weight, exp of at most ~35 floored logs, never underflows)
 MIN_FLOOR = 1e-6
-#: int64 work words: the replayed info, the replayed hands, then the public steps (:func:`public_steps`)
+#: int64 work words: the replayed info, then the public steps (:func:`public_steps`)
 R_INFO = 0
-R_HANDS = INFO_SIZE
-R_STEPS = R_HANDS + 4
+R_STEPS = R_INFO + INFO_SIZE
 #: a public step (a card another seat played): the info words its seat saw, then what the trick was then
 E_SEAT, E_CARD, E_K, E_LED, E_BEST_CARD, E_BEST_SEAT, E_TP, E_SEARCHED = range(INFO_SIZE, INFO_SIZE + 8)
 STEP_SIZE = INFO_SIZE + 8

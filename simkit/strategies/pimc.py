@@ -117,7 +117,6 @@ from simkit.strategies.people.features import N_CONTEXTS, N_PLAY, play_scores
 from simkit.strategies import worlds as _worlds
 from simkit.strategies import pimc_bid as _pimc_bid
 from simkit.strategies.natives import DECIDE_SIG, EVAL_SIG, N_BID_EVAL, N_DECIDE, N_DOUBLE
-from simkit.strategies.inference import world_log_likelihood
 from simkit.strategies.worlds import count_worlds, draw_world, knowledge
 
 USES_SCRATCH = False
@@ -293,29 +292,48 @@ def _bid_weight(world, seat, info, strength, params, config, w_miss):
 
 
 @njit(cache=True, inline="always")
-def _likelihood(world, seat, info, strength, eff_suit, params, config, suit_mask, points, iw, fw):
-    """The world's log-likelihood under the people model, with the inference knobs of ``config``."""
-    return world_log_likelihood(world, seat, info, strength, eff_suit, params, config, suit_mask, points,
-                                config[C_INFER_FLOOR], config[C_INFER_TEMPERATURE], config[C_INFER_BIDS] > 0,
-                                iw[0:_inference.R_SIZE], fw[0:_inference.F_SIZE])
+def _start_likelihoods(seat, info, strength, eff_suit, points, iw):
+    """A decision's inference starts here: the deal's public steps replayed once (inference.public_steps) and the
+    memo of seat parts emptied. Returns the number of steps, for :func:`_log_likelihood`."""
+    iw[IW_MEMO:IW_MEMO + 4 * MEMO_SLOTS] = 0
+    return _inference.public_steps(seat, info, eff_suit, strength, points, iw[0:_inference.R_SIZE])
+
+
+@njit(cache=True, inline="always")
+def _log_likelihood(world, seat, info, n_steps, strength, eff_suit, params, config, suit_mask, iw, fw):
+    """The world's log-likelihood under the people model (inference.world_log_likelihood, with the inference
+    knobs of ``config``): the sum of its other seats' parts, each a function of that seat's hand alone, taken
+    from the memo (late in a deal few hands are left) or computed once (:func:`_seat_part`)."""
+    keys = iw[IW_MEMO:IW_MEMO + 4 * MEMO_SLOTS]
+    parts = fw[FW_MEMO:FW_MEMO + 4 * MEMO_SLOTS]
+    ll = 0.0
+    for s2 in range(4):
+        if s2 != seat:
+            ll += _seat_part(world[s2], s2, info, n_steps, strength, eff_suit, params, config, suit_mask, keys,
+                             parts, iw, fw)
+    return ll
 
 
 @njit(cache=True, inline="always")
 def _seat_part(h, s2, info, n_steps, strength, eff_suit, params, config, suit_mask, keys, parts, iw, fw):
     """Seat ``s2``'s likelihood part for hand ``h`` (inference.seat_log_likelihood), from the memo (``keys``,
-    ``parts``: MEMO_SLOTS per seat, open addressing) or computed and stored there."""
+    ``parts``: MEMO_SLOTS per seat, open addressing) or computed and stored there (not stored once the seat's
+    slots are all taken: worlds drawn one by one, infer_candidates=1, may outnumber them)."""
     slot = np.int64((np.uint64(h) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - MEMO_BITS))
     base = s2 * MEMO_SLOTS
-    while keys[base + slot] != 0:
+    probes = 0
+    while keys[base + slot] != 0 and probes < MEMO_SLOTS:
         if keys[base + slot] == h + 1:
             return parts[base + slot]
         slot = (slot + 1) & (MEMO_SLOTS - 1)
+        probes += 1
     part = _inference.seat_log_likelihood(h, s2, info, n_steps, strength, eff_suit, params, config, suit_mask,
                                           config[C_INFER_FLOOR], config[C_INFER_TEMPERATURE],
                                           config[C_INFER_BIDS] > 0, iw[0:_inference.R_SIZE],
                                           fw[0:_inference.F_SIZE])
-    keys[base + slot] = h + 1
-    parts[base + slot] = part
+    if probes < MEMO_SLOTS:
+        keys[base + slot] = h + 1
+        parts[base + slot] = part
     return part
 
 
@@ -327,24 +345,15 @@ def _resample(hand, seat, info, strength, eff_suit, params, config, suit_mask, p
     n_worlds x its share of the total likelihood times); their multiplicities go to ``iw[IW_MULT:]``. Returns how
     many candidates were drawn (0: none)."""
     logw = fw[FW_LOGW:FW_LOGW + MAX_CANDIDATES]
-    # a world's log-likelihood is the sum of its other seats' parts, each a function of that seat's hand alone
-    # (inference.seat_log_likelihood): each hand's part is computed once (late in a deal few hands are left)
-    n_steps = _inference.public_steps(seat, info, eff_suit, strength, points, iw[0:_inference.R_SIZE])
-    keys = iw[IW_MEMO:IW_MEMO + 4 * MEMO_SLOTS]
-    parts = fw[FW_MEMO:FW_MEMO + 4 * MEMO_SLOTS]
-    keys[:] = 0
+    n_steps = _start_likelihoods(seat, info, strength, eff_suit, points, iw)
     n = 0
     top = -np.inf
     for i in range(n_cand):
         if draw_world(hand, seat, work, counts, binom, info, world) < 0:
             break
-        ll = 0.0
         for s2 in range(4):
             iw[IW_CAND + 4 * i + s2] = world[s2]
-            if s2 != seat:
-                ll += _seat_part(world[s2], s2, info, n_steps, strength, eff_suit, params, config, suit_mask,
-                                 keys, parts, iw, fw)
-        logw[i] = ll
+        logw[i] = _log_likelihood(world, seat, info, n_steps, strength, eff_suit, params, config, suit_mask, iw, fw)
         top = max(top, logw[i])
         n += 1
     total = 0.0
@@ -508,11 +517,14 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     fw = pw[PW_FWORK]
     fsums = fw[FW_SUMS:FW_SUMS + 32]
     n_cand = 0  # resampling: the candidates drawn (0: the worlds are drawn one by one below)
+    n_steps = 0  # inference: the public steps replayed for the likelihoods (_start_likelihoods)
     if infer:
         for c in range(32):
             fsums[c] = 0.0
         k_cand = np.int64(config[C_INFER_CANDIDATES])
-        if k_cand > 1:
+        if k_cand <= 1:
+            n_steps = _start_likelihoods(seat, info, strength, eff_suit, points, iw)
+        else:
             n_cand = _resample(hand, seat, info, strength, eff_suit, params, config, suit_mask, points, work,
                                counts, pw[PW_BINOM], world, iw, fw, min(k_cand * n_worlds, MAX_CANDIDATES), n_worlds)
             if n_cand == 0:
@@ -532,8 +544,8 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             if draw_world(hand, seat, work, counts, pw[PW_BINOM], info, world) < 0:
                 break
             if infer:
-                like = np.exp(_likelihood(world, seat, info, strength, eff_suit, params, config, suit_mask,
-                                          points, iw, fw))
+                like = np.exp(_log_likelihood(world, seat, info, n_steps, strength, eff_suit, params, config,
+                                              suit_mask, iw, fw))
         # the hands as dealt in this world: its declaring side and Laufende
         h0 = world[0] | info[I_PLAYED_BY]
         h1 = world[1] | info[I_PLAYED_BY + 1]
