@@ -978,14 +978,21 @@ def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
             return out, False
         raise StrategyError(f"pimc[inference=1] needs the people model's weights for ruleset {rules.name!r}: {e}",
                             strategy="pimc") from None
+    best_w = people_weights.load_best(path)
+    if best_w is None or not people_card or len(out) <= C_BEST_CARD or out[C_BEST_CARD] <= 0:
+        return with_people_weights(out, bid_w, play_w), False
+    return with_people_weights(out, bid_w, play_w, best_w), True
+
+
+def with_people_weights(config: np.ndarray, bid_w: np.ndarray, play_w: np.ndarray,
+                        best_w: np.ndarray | None = None) -> np.ndarray:
+    """``config`` (its value table bound) with these people weights behind it, and the best-card weights, where
+    given, behind them: what :func:`bind` passes, for weights not (yet) in a file (simkit.strategies.teacher)."""
     full = np.zeros(_PEOPLE_CONFIG_LEN)
-    full[: min(len(out), _heuristic.CONFIG_LEN)] = out[: _heuristic.CONFIG_LEN]
+    full[: min(len(config), _heuristic.CONFIG_LEN)] = config[: _heuristic.CONFIG_LEN]
     full[_people_model.BID_W_AT: _people_model.PLAY_W_AT] = bid_w.ravel()
     full[_people_model.PLAY_W_AT:] = play_w.ravel()
-    best_w = people_weights.load_best(path)
-    if best_w is None or not people_card or full[C_BEST_CARD] <= 0:
-        return full, False
-    return np.concatenate([full, best_w.ravel()]), True
+    return full if best_w is None else np.concatenate([full, best_w.ravel()])
 
 
 # --------------------------------------------------------------------------- asked from Python (records)
@@ -1018,6 +1025,19 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
     return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config,
                       np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw))
+
+
+def search_sums(hand, legal, seat, info, strength, eff_suit, params, config) -> tuple[np.ndarray, int]:
+    """:func:`play`'s search, returning what it weighed instead of the card: each card's summed gain over the
+    worlds solved (float64[32], each world times its weight; in points mode with ``point_value`` 0 a world's gain
+    is the seat's payout times POINTS_SCALE plus its side's card points) and the number of worlds solved (0: no
+    search, the sums mean nothing). For a decision with a choice (simkit.strategies.teacher)."""
+    t, pw = _python_context(strength, eff_suit, params)
+    pw[PW_THR][16] = 0
+    hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
+    decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config, np.int64(hc),
+           t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw)
+    return pw[PW_FWORK][FW_SUMS:FW_SUMS + 32].copy(), int(pw[PW_THR][16])
 
 
 stamp_module(globals(), DEPENDENCIES)
