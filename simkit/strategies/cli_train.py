@@ -115,6 +115,18 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Salts the split into fitting and validation deals (that of "
                                  "`simkit train people`: keep it the same)."),
         val_fraction: float = typer.Option(0.2, "--val-fraction", help="Share of deals held out for validation."),
+        teacher_worlds: int = typer.Option(0, "--teacher-worlds", help="> 0: a pimc search of this many worlds "
+                                           "with no node limit teaches the first trick and the long leads "
+                                           "(simkit.strategies.teacher; about a second a game; the packaged "
+                                           "long-deck weights: 16)."),
+        teacher_mix: float = typer.Option(0.5, "--teacher-mix", help="A taught card's loss: this share its "
+                                          "double-dummy loss, the rest the teacher's (0..1)."),
+        teacher_games: int = typer.Option(0, "--teacher-games", help="Teach the first this many fitting games "
+                                          "only (0: all, as for the packaged long-deck weights)."),
+        teacher_cache: Optional[Path] = typer.Option(None, "--teacher-cache", help="Keep the teacher's values in "
+                                                     "this file (.npz): read where it exists, written after, so "
+                                                     "that a refit does not search again. One ruleset only."),
+        workers: int = typer.Option(1, "--workers", help="Processes grading (and teaching) the games."),
     ):
         """Add best-card weights to people weights: the people model's play features refitted to the card that is
         best with all hands open, on the recorded games graded by the solver.
@@ -137,7 +149,16 @@ def register(app: typer.Typer) -> None:
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
         if weights is not None and len(rulesets) != 1:
             raise UserError("--weights takes one ruleset (--rules)")
-        settings = B.BestSettings(seed=seed, val_fraction=val_fraction)
+        if teacher_worlds < 0 or teacher_games < 0 or not 0.0 <= teacher_mix <= 1.0:
+            raise UserError("--teacher-worlds and --teacher-games must be at least 0, --teacher-mix in 0..1")
+        if teacher_worlds > 0 and teacher_worlds * 16 > 1024:
+            raise UserError("--teacher-worlds is at most 64 (pimc draws 16 candidates a world, 1,024 at most)")
+        if workers < 1:
+            raise UserError("--workers must be at least 1")
+        if teacher_cache is not None and len(rulesets) != 1:
+            raise UserError("--teacher-cache takes one ruleset (--rules)")
+        settings = B.BestSettings(seed=seed, val_fraction=val_fraction, teacher_worlds=teacher_worlds,
+                                  teacher_mix=teacher_mix, teacher_games=teacher_games)
 
         def log(msg):
             print(f"simkit: {msg}", file=sys.stderr)
@@ -153,9 +174,19 @@ def register(app: typer.Typer) -> None:
                     _, bid_w, play_w, meta = W.find(rules)
             except StrategyError as e:
                 raise UserError(str(e)) from None
+            make_teacher = None
+            if teacher_worlds > 0:
+                from functools import partial
+
+                from simkit.strategies.teacher import SearchTeacher
+
+                make_teacher = partial(SearchTeacher, rules, bid_w, play_w, teacher_worlds,
+                                       settings.teacher_lead_cards)
             try:
                 best_w, best_meta = B.train_best(games, rules, play_w, settings,
-                                                 progress=lambda n: Progress(n, "grading"), log=log)
+                                                 progress=lambda n: Progress(n, "grading"), log=log,
+                                                 make_teacher=make_teacher, bid_w=bid_w,
+                                                 teacher_cache=teacher_cache, workers=workers)
             except ValueError as e:
                 raise UserError(str(e)) from None
             results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w))

@@ -12,7 +12,12 @@ sampling and no model of the other seats is needed. A linear model over the peop
 uses it only where its search is weakest (the first trick, and the leads of the next ones: docs/strategies.md),
 and ``pimc`` reads the weights from the people weights file (``best_w``), where ``simkit train best`` puts them.
 
-Deterministic: the same records, weights and settings give the same weights.
+A teacher (``teacher_worlds`` > 0, simkit.strategies.teacher) adds a second, less noisy target where pimc plays
+these weights: a big pimc search's mean loss of each card over many worlds drawn from the people model's posterior,
+mixed with the double-dummy loss (``teacher_mix``). Its values can be kept in a cache file, so that a refit with
+other settings does not search again.
+
+Deterministic: the same records, weights and settings give the same weights, with any number of workers.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class GradedPlay:
     trick: np.ndarray   # int64[N]: 1-based
     lead: np.ndarray    # bool[N]: the first card of its trick
     val: np.ndarray     # bool[N]: a validation deal's decision (never fitted)
+    teach: np.ndarray   # float64[C]: each legal card's loss by the teacher (NaN: the decision was not taught)
 
 
 @dataclass(frozen=True)
@@ -47,13 +53,21 @@ class BestSettings:
     l2_shared: float = 3e-6  # L2 penalty of the change from the people weights every context shares
     l2_context: float = 3e-5  # of each context's own change (chosen by validation loss: docs/strategies.md)
     max_iter: int = 400
+    teacher_worlds: int = 0  # > 0: a pimc search of this many worlds teaches (simkit.strategies.teacher)
+    teacher_mix: float = 0.5  # a taught card's loss: this times its double-dummy loss, the rest the teacher's
+    teacher_games: int = 0  # teach the first this many fitting games only (0: all)
+    teacher_lead_cards: int = 6  # teach the first trick and the leads with at least this many cards in hand
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=None) -> GradedPlay:
-    """Features and double-dummy losses of every decision with a choice in the played ``deals`` (DealRecords)."""
+def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progress=None, teacher=None,
+                   taught=frozenset(), cache=None) -> GradedPlay:
+    """Features and double-dummy losses of every decision with a choice in the played ``deals`` (DealRecords);
+    in the deals whose id is in ``taught``, the teacher's losses (``teacher(hand, legal, seat, info)``, where
+    ``teacher.teaches(trick, lead, hand, info)``), looked up first in ``cache`` (a dict (deal id, decision) ->
+    float64[32]) and added to it."""
     from simkit.analyze.advice import walk
     from simkit.analyze.grade import graded_objective
     from simkit.engine.batch import tables_for
@@ -63,7 +77,7 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
     t = tables_for(rules)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
     ws = Workspace()
-    xs, start, ctxs, losses, tricks, leads, vals = [], [0], [], [], [], [], []
+    xs, start, ctxs, losses, tricks, leads, vals, teach = [], [0], [], [], [], [], [], []
     for d in deals:
         if d.game is None:
             if progress is not None:
@@ -73,6 +87,7 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
         ws.clear()
         sols = solve_line(game.opening, game.plays, graded_objective(game.opening.contract, "points"), workspace=ws)
         val = is_validation(d.deal_id, seed, val_fraction)
+        teach_deal = teacher is not None and d.deal_id in taught
 
         def ask(i, seat, hand, legal, info):
             if legal & (legal - 1) == 0:
@@ -86,6 +101,16 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
             tricks.append(i // 4 + 1)
             leads.append(i % 4 == 0)
             vals.append(val)
+            taught_loss = None
+            if teach_deal and teacher.teaches(i // 4 + 1, i % 4 == 0, hand, info):
+                key = (d.deal_id, i)
+                if cache is not None and key in cache:
+                    taught_loss = cache[key]
+                else:
+                    taught_loss = teacher(hand, legal, seat, info)
+                    if cache is not None and taught_loss is not None:
+                        cache[key] = taught_loss
+            teach.append(np.full(len(cards), np.nan) if taught_loss is None else taught_loss[cards])
             return -1
 
         walk(game, ask)
@@ -94,7 +119,49 @@ def extract_graded(deals, rules, seed: int = 0, val_fraction: float = 0.2, progr
     return GradedPlay(np.concatenate(xs) if xs else np.zeros((0, F.N_PLAY)), np.array(start, np.int64),
                       np.array(ctxs, np.int64), np.concatenate([np.asarray(v, np.float64) for v in losses])
                       if losses else np.zeros(0), np.array(tricks, np.int64), np.array(leads, bool),
-                      np.array(vals, bool))
+                      np.array(vals, bool), np.concatenate(teach) if teach else np.zeros(0))
+
+
+def _concat(parts: list[GradedPlay]) -> GradedPlay:
+    """The graded decisions of consecutive chunks of deals, as one."""
+    offsets = np.cumsum([0] + [len(p.x) for p in parts[:-1]])
+    return GradedPlay(np.concatenate([p.x for p in parts]),
+                      np.concatenate([[0]] + [p.start[1:] + o for p, o in zip(parts, offsets)]).astype(np.int64),
+                      *(np.concatenate([getattr(p, f) for p in parts])
+                        for f in ("ctx", "loss", "trick", "lead", "val", "teach")))
+
+
+def _extract_chunk(deals, rules, seed, val_fraction, make_teacher, taught, cache):
+    """One worker's share of :func:`extract_graded` (its teacher made there): the graded chunk and the cache
+    entries it added."""
+    chunk_cache = dict(cache) if cache is not None else None
+    g = extract_graded(deals, rules, seed, val_fraction, teacher=make_teacher() if make_teacher else None,
+                       taught=taught, cache=chunk_cache)
+    added = {k: v for k, v in chunk_cache.items() if k not in cache} if cache is not None else {}
+    return g, added
+
+
+def extract_graded_parallel(deals, rules, seed: int = 0, val_fraction: float = 0.2, advance=None,
+                            make_teacher=None, taught=frozenset(), cache=None, workers: int = 1,
+                            chunk: int = 25) -> GradedPlay:
+    """:func:`extract_graded` over chunks of ``chunk`` deals on ``workers`` processes (the same result with any
+    number); ``make_teacher()`` makes each process's teacher; ``cache`` gets every value the teacher computed."""
+    from simkit.parallel import map_jobs
+
+    chunks = [deals[i:i + chunk] for i in range(0, len(deals), chunk)]
+    jobs = []
+    for c in chunks:
+        ids = {d.deal_id for d in c}
+        sub = ({k: v for k, v in cache.items() if k[0] in ids} if cache is not None else None)
+        jobs.append((c, rules, seed, val_fraction, make_teacher, taught & ids, sub))
+    parts = []
+    for c, (g, added) in zip(chunks, map_jobs(_extract_chunk, jobs, workers)):
+        parts.append(g)
+        if cache is not None:
+            cache.update(added)
+        if advance is not None:
+            advance(len(c))
+    return _concat(parts) if parts else extract_graded([], rules, seed, val_fraction)
 
 
 def _rows(g: GradedPlay, dec: np.ndarray):
@@ -103,12 +170,21 @@ def _rows(g: GradedPlay, dec: np.ndarray):
     return rows, counts, np.concatenate([[0], np.cumsum(counts)])
 
 
-def _objective(g: GradedPlay, dec: np.ndarray, base_w: np.ndarray, l2_shared: float, l2_context: float):
+def taught_loss(g: GradedPlay, teacher_mix: float) -> np.ndarray:
+    """Each card's loss fitted: its double-dummy loss, mixed with the teacher's where the decision was taught."""
+    taught = ~np.isnan(g.teach)
+    out = g.loss.copy()
+    out[taught] = teacher_mix * g.loss[taught] + (1.0 - teacher_mix) * g.teach[taught]
+    return out
+
+
+def _objective(g: GradedPlay, dec: np.ndarray, base_w: np.ndarray, l2_shared: float, l2_context: float,
+               teacher_mix: float = 1.0):
     """Mean expected loss of the softmax policy (weights ``base_w`` + shared + per-context change) and its
     gradient in the change."""
     rows, counts, start = _rows(g, dec)
     x = g.x[rows]
-    loss = g.loss[rows]
+    loss = taught_loss(g, teacher_mix)[rows]
     ctx_r = np.repeat(g.ctx[dec], counts)
     base = np.einsum("ij,ij->i", x, base_w[ctx_r])
     by_ctx = [np.flatnonzero(ctx_r == k) for k in range(F.N_CONTEXTS)]
@@ -138,7 +214,7 @@ def fit_best(g: GradedPlay, play_w: np.ndarray, settings: BestSettings = BestSet
     dec = np.flatnonzero(~g.val)
     if not len(dec):
         raise ValueError("no fitting decision with a choice in the training data")
-    fun = _objective(g, dec, play_w, settings.l2_shared, settings.l2_context)
+    fun = _objective(g, dec, play_w, settings.l2_shared, settings.l2_context, settings.teacher_mix)
     w, f, iters = lbfgs(fun, np.zeros(F.N_PLAY * (1 + F.N_CONTEXTS)), max_iter=settings.max_iter)
     best_w = play_w + w[:F.N_PLAY][None, :] + w[F.N_PLAY:].reshape(F.N_CONTEXTS, F.N_PLAY)
     return best_w, {"iterations": iters, "fit_expected_loss": round(float(f), 6)}
@@ -169,11 +245,63 @@ def loss_table(g: GradedPlay, weights: dict[str, np.ndarray], dec: np.ndarray) -
     return out
 
 
+def teacher_key(rules, bid_w: np.ndarray, play_w: np.ndarray, settings: BestSettings) -> dict:
+    """What a teacher's values depend on: a cache made under another key is not used."""
+    import hashlib
+
+    from simkit.strategies.people.weights import ruleset_key
+
+    h = hashlib.sha256(np.ascontiguousarray(bid_w, np.float64).tobytes())
+    h.update(np.ascontiguousarray(play_w, np.float64).tobytes())
+    return {"ruleset": ruleset_key(rules), "people_weights_sha256": h.hexdigest(),
+            "worlds": settings.teacher_worlds, "lead_cards": settings.teacher_lead_cards}
+
+
+def load_teacher_cache(path: Path, key: dict) -> dict:
+    """The teacher's values kept in ``path`` ({} where it does not exist); a ValueError (one line) where it is no
+    such file or was made for another key."""
+    import json
+    import zipfile
+
+    path = Path(path)
+    if not path.exists():
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            ids, dec, values = z["deal_id"], z["decision"], z["values"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        raise ValueError(f"teacher cache {path} is not a teacher cache file: {e}") from None
+    if meta != json.loads(json.dumps(key)):
+        raise ValueError(f"teacher cache {path} was made with another teacher or other people weights "
+                         f"({meta} against {key}); remove it or name another")
+    return {(str(i), int(k)): v for i, k, v in zip(ids, dec, values)}
+
+
+def save_teacher_cache(path: Path, key: dict, cache: dict) -> None:
+    """Write the teacher's values to ``path`` at once (a temporary file renamed: never left half-written)."""
+    import json
+    import os
+
+    path = Path(path)
+    keys = sorted(cache)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, deal_id=np.array([k[0] for k in keys], dtype=str),
+                        decision=np.array([k[1] for k in keys], np.int64),
+                        values=np.array([cache[k] for k in keys], np.float64).reshape(len(keys), 32),
+                        meta=np.array(json.dumps(key, sort_keys=True)))
+    os.replace(tmp, path)
+
+
 def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSettings(), progress=None,
-               warn=None, log=None) -> tuple[np.ndarray, dict]:
+               warn=None, log=None, make_teacher=None, bid_w: np.ndarray | None = None,
+               teacher_cache: Path | None = None, workers: int = 1) -> tuple[np.ndarray, dict]:
     """Grade the played deals of the ruleset's deck in ``games``, fit the best-card weights from the people
     weights ``play_w``; returns them and their metadata (data, settings, validation losses). ``progress(total)``,
-    where given, is a context manager giving a function that advances a bar by games graded."""
+    where given, is a context manager giving a function that advances a bar by games graded. With
+    ``settings.teacher_worlds`` > 0, ``make_teacher()`` makes the teacher (simkit.strategies.teacher, for the
+    people weights ``bid_w`` and ``play_w``) of the fitting games, its values kept in ``teacher_cache`` where
+    given; ``workers`` processes grade."""
     from contextlib import nullcontext
 
     say = log or (lambda m: None)
@@ -183,8 +311,22 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
     if not played:
         raise ValueError(f"no played {rules.deck}-deck game in the training data ({len(bad)} bad records, "
                          f"{other} of the other deck)")
+    taught: frozenset = frozenset()
+    cache, key = None, None
+    if settings.teacher_worlds > 0:
+        if make_teacher is None or bid_w is None:
+            raise ValueError("teacher_worlds > 0 needs a teacher and the people bidding weights")
+        fitting = [d.deal_id for d in played if not is_validation(d.deal_id, settings.seed, settings.val_fraction)]
+        taught = frozenset(fitting[:settings.teacher_games] if settings.teacher_games > 0 else fitting)
+        if teacher_cache is not None:
+            key = teacher_key(rules, bid_w, play_w, settings)
+            cache = load_teacher_cache(teacher_cache, key)
+            say(f"{rules.name}: {len(cache):,} taught decisions found in {teacher_cache}")
     with (progress(len(played)) if progress is not None else nullcontext()) as advance:
-        g = extract_graded(played, rules, settings.seed, settings.val_fraction, advance)
+        g = extract_graded_parallel(played, rules, settings.seed, settings.val_fraction, advance,
+                                    make_teacher if taught else None, taught, cache, workers)
+    if cache is not None:
+        save_teacher_cache(teacher_cache, key, cache)
     say(f"{rules.name}: {len(played):,} games graded, {len(g.ctx):,} decisions with a choice, in "
         f"{time.time() - t0:.0f} s")
     t1 = time.time()
@@ -196,6 +338,8 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
                      "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
                      "bad_records": len(bad)},
             "games": len(played), "decisions": int(len(g.ctx)), "validation_decisions": int(len(val)),
+            "taught_games": len(taught), "taught_decisions": int(np.add.reduceat(~np.isnan(g.teach), g.start[:-1])
+                                                                 .astype(bool).sum()) if len(g.ctx) else 0,
             "settings": settings.as_dict(), "fit": fit_m,
             "validation": loss_table(g, {"best": best_w, "people": play_w}, val),
             "fitting": loss_table(g, {"best": best_w, "people": play_w}, fit)}
