@@ -222,6 +222,8 @@ def write_summary(out: Path, result, opts) -> dict:
     s = summary(out, opts.objective, strategies)
     tables = s.pop("tables")
     head = {**s, "bad_records": len(result.errors), "seconds": round(result.seconds, 3)}
+    if strategies:  # what their advice's random streams were seeded with (simkit analyze --advice-seed)
+        head["advice_seed"] = getattr(opts, "advice_seed", 0)
     (out / "summary.json").write_text(json.dumps(head, indent=2, default=_jsonable) + "\n", encoding="utf-8")
     # a page for every game the report names, written first so that no link of report.html is ever dangling
     from simkit.view import write_pages

@@ -8,7 +8,8 @@ config. What a record does not hold is filled the way the kernel fills it:
 * bids: the declarer's seat bid the contract played, every other seat passed (a record names no other bids);
 * Kontra/Re: the record's ``kontra`` list (first entry Kontra, second Re); ``klopfen`` has no word in ``info``;
 * the deal number (``info[I_DEAL]``) is the record's line number, and each seat's random stream is stream
-  (ADVICE_SEED, line, STREAM_STRATEGY + seat), so a randomised strategy's advice is reproducible;
+  (seed, line, STREAM_STRATEGY + seat), ``seed`` being ADVICE_SEED unless asked otherwise (``simkit analyze
+  --advice-seed``), so a randomised strategy's advice is reproducible, and another seed measures its noise;
 * the strategy is asked only for cards (its bid and double functions are not called), so scratch words start at
   zero when play begins.
 """
@@ -36,20 +37,20 @@ class Advisor:
     """The cards one strategy would have played at every decision of one game (``card(seat, i)``: decision ``i``
     in play order)."""
 
-    def __init__(self, strategy, game: GameRecord):
-        self.cards = advise(strategy, game)
+    def __init__(self, strategy, game: GameRecord, seed: int = ADVICE_SEED):
+        self.cards = advise(strategy, game, seed)
 
     def card(self, seat: int, i: int) -> int:
         return self.cards[i]
 
 
-def advisors_for(game: GameRecord, strategies) -> list[tuple[str, Advisor]]:
+def advisors_for(game: GameRecord, strategies, seed: int = ADVICE_SEED) -> list[tuple[str, Advisor]]:
     from simkit.strategies import resolve
 
-    return [(column_name(s), Advisor(resolve(s), game)) for s in strategies]
+    return [(column_name(s), Advisor(resolve(s), game, seed)) for s in strategies]
 
 
-def advise(strategy, game: GameRecord) -> list[int]:
+def advise(strategy, game: GameRecord, seed: int = ADVICE_SEED) -> list[int]:
     """The strategy's card at each decision of ``game`` (the recorded cards are played, not the advice)."""
     from simkit.engine.batch import tables_for
     from simkit.strategies import StrategyError
@@ -69,10 +70,10 @@ def advise(strategy, game: GameRecord) -> list[int]:
                                 strategy=strategy.name, seat=seat, decision="play", value=choice)
         return choice
 
-    return walk(game, ask)
+    return walk(game, ask, seed)
 
 
-def walk(game: GameRecord, ask) -> list:
+def walk(game: GameRecord, ask, seed: int = ADVICE_SEED) -> list:
     """Walk the recorded play, calling ``ask(i, seat, hand, legal, info)`` at decision ``i`` with what that seat
     sees (its random stream in ``info[I_RNG]``, its scratch words kept between its calls); returns the answers.
     The recorded cards are played, whatever ``ask`` answers."""
@@ -110,7 +111,7 @@ def walk(game: GameRecord, ask) -> list:
         info_re(info, kontra[1])
     info_start_play(info)
 
-    rngs = [np.uint64(stream_state(ADVICE_SEED, game.line, STREAM_STRATEGY + s)).view(np.int64) for s in range(4)]
+    rngs = [np.uint64(stream_state(seed, game.line, STREAM_STRATEGY + s)).view(np.int64) for s in range(4)]
     scratch = np.zeros((4, N_SCRATCH), np.int64)
     called = c.suit if c.kind == RUFSPIEL else -1
     ref = Game(rules, list(pos.hands), c, pos.declarer, pos.doublings, pos.tariff, pos.knocks)

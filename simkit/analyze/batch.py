@@ -35,6 +35,7 @@ class AnalyzeOptions:
     rules: object  # a Ruleset
     objective: str = "points"
     strategies: tuple[str, ...] = ()
+    advice_seed: int = 0  # the strategies' random streams (simkit.analyze.advice)
 
 
 @dataclass
@@ -114,7 +115,7 @@ def grade_lines(opts: AnalyzeOptions, lines: list[tuple[int, str | None, str | N
         t0 = time.perf_counter()
         try:
             graded = grade_game(game, opts.objective, workspace=state["ws"],
-                                advisors=advisors_for(game, opts.strategies))
+                                advisors=advisors_for(game, opts.strategies, opts.advice_seed))
         except AssertionError as e:  # a solver inconsistency: keep the batch going, report the game
             errors.append(f"line {n}: internal error, the game could not be graded ({e}); please report it")
             continue
@@ -177,11 +178,12 @@ def _ordered(submit, batches, depth: int):
 def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None, objective: str = "points",
                  strategies=(), workers: int | None = None, backend: str = "local", scheduler: str | None = None,
                  batch_games: int = BATCH_GAMES, progress=None, report: bool = True,
-                 force: bool = False) -> AnalyzeResult:
+                 force: bool = False, advice_seed: int = 0) -> AnalyzeResult:
     """Grade every game of the replay-record file ``path`` into ``out`` (default ``analysis/<UTC time>``):
     ``decisions.parquet``, ``games.parquet``, ``errors.jsonl`` (bad records, by line), ``summary.json``, the summary
     tables and ``report.html``. ``progress(k)`` is called with the number of input lines done. An ``out`` that
-    already holds an analysis is refused unless ``force``."""
+    already holds an analysis is refused unless ``force``. ``advice_seed`` seeds the strategies' random streams
+    (simkit.analyze.advice: pimc's worlds; another seed measures the advice's noise)."""
     from simkit.rules.ruleset import Ruleset, load_ruleset
     from simkit.strategies import resolve, value_table
 
@@ -198,7 +200,7 @@ def analyze_file(path: str | Path, out: str | Path | None = None, *, rules=None,
     strategies = tuple(dict.fromkeys(strategies))
     # an unknown strategy is a clear error before any work; the value table, once, before the workers start
     value_table.prepare([resolve(s) for s in strategies], rules)
-    opts = AnalyzeOptions(rules, objective, strategies)
+    opts = AnalyzeOptions(rules, objective, strategies, advice_seed)
     out = Path(out) if out else Path("analysis") / time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     if out.exists() and not out.is_dir():
         raise AnalyzeError(f"--out {out} exists and is not a directory")

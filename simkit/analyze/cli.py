@@ -27,6 +27,9 @@ def register(app: typer.Typer) -> None:
         strategy: Optional[List[str]] = typer.Option(None, "--strategy",
                                                      help="Also ask this strategy at every decision (seeing what "
                                                           "the seat saw); repeatable."),
+        advice_seed: int = typer.Option(0, "--advice-seed", help="Seeds the random streams of the --strategy "
+                                        "advice (pimc's worlds): another seed measures how much of a strategy's "
+                                        "loss is the luck of its draws."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Worker processes (default: all cores)."),
         backend: str = typer.Option("local", "--backend", help="local, dask (needs --scheduler) or dask-local."),
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address."),
@@ -51,7 +54,7 @@ def register(app: typer.Typer) -> None:
             with Progress(total, "games") as advance:
                 result = analyze_file(file, out, rules=rules, objective=objective, strategies=strategy or (),
                                       workers=workers, backend=backend, scheduler=scheduler, progress=advance,
-                                      force=force)
+                                      force=force, advice_seed=advice_seed)
         except AnalyzeError as e:
             raise UserError(str(e)) from None
         head = json.loads((result.out / "summary.json").read_text(encoding="utf-8"))
