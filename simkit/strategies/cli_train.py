@@ -155,6 +155,8 @@ def register(app: typer.Typer) -> None:
             raise UserError("--teacher-worlds is at most 64 (pimc draws 16 candidates a world, 1,024 at most)")
         if workers < 1:
             raise UserError("--workers must be at least 1")
+        if teacher_cache is not None and teacher_worlds <= 0:
+            raise UserError("--teacher-cache needs --teacher-worlds (the teacher whose values it keeps)")
         if teacher_cache is not None and len(rulesets) != 1:
             raise UserError("--teacher-cache takes one ruleset (--rules)")
         settings = B.BestSettings(seed=seed, val_fraction=val_fraction, teacher_worlds=teacher_worlds,
