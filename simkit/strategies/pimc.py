@@ -1021,23 +1021,27 @@ def play(hand, legal, seat, info, strength, eff_suit, params, config):
     legal = int(legal)
     if legal & (legal - 1) == 0:
         return (legal & -legal).bit_length() - 1
-    t, pw = _python_context(strength, eff_suit, params)
-    hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
-    return int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config,
-                      np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw))
+    return _decide_here(hand, legal, seat, info, strength, eff_suit, params, config)[0]
 
 
 def search_sums(hand, legal, seat, info, strength, eff_suit, params, config) -> tuple[np.ndarray, int]:
-    """:func:`play`'s search, returning what it weighed instead of the card: each card's summed gain over the
-    worlds solved (float64[32], each world times its weight; in points mode with ``point_value`` 0 a world's gain
-    is the seat's payout times POINTS_SCALE plus its side's card points) and the number of worlds solved (0: no
-    search, the sums mean nothing). For a decision with a choice (simkit.strategies.teacher)."""
-    t, pw = _python_context(strength, eff_suit, params)
-    pw[PW_THR][16] = 0
-    hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
-    decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config, np.int64(hc),
-           t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points, pw)
+    """:func:`play`'s search, returning what it weighed instead of the card, where inference is on (the people
+    weights bound): each card's summed gain over the worlds solved (float64[32], each world times its weight; in
+    points mode with ``point_value`` 0 a world's gain is the seat's payout times POINTS_SCALE plus its side's card
+    points) and the number of worlds solved (0: no search, the sums mean nothing). For a decision with a choice
+    (simkit.strategies.teacher)."""
+    _, pw = _decide_here(hand, legal, seat, info, strength, eff_suit, params, config)
     return pw[PW_FWORK][FW_SUMS:FW_SUMS + 32].copy(), int(pw[PW_THR][16])
+
+
+def _decide_here(hand, legal, seat, info, strength, eff_suit, params, config):
+    """:func:`decide` on this process's workspace for these rule tables: (the card, the workspace it left)."""
+    t, pw = _python_context(strength, eff_suit, params)
+    hc = int(_heuristic.play(hand, legal, seat, info, strength, eff_suit, params, config))
+    card = int(decide(np.int64(hand), np.int64(legal), np.int64(seat), info, strength, eff_suit, params, config,
+                      np.int64(hc), t.suit_mask, t.laufende_order, t.n_trumps, t.lauf_min, t.base_price, t.points,
+                      pw))
+    return card, pw
 
 
 stamp_module(globals(), DEPENDENCIES)
