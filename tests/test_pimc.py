@@ -524,7 +524,7 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
     card has the best of its sums."""
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
-    base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0"
+    base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0,lead_worlds=1"
     by_points = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0]").config_for(rules), np.float64)
     by_level = np.ascontiguousarray(resolve(base + ",points_from=0]").config_for(rules), np.float64)
     by_value = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0.5]").config_for(rules), np.float64)
@@ -581,6 +581,34 @@ def test_people_card_in_the_first_trick_and_without_weights():
     assert (stargames["payouts"].sum(axis=1) == 0).all()
     with pytest.raises(StrategyError, match="inference=1"):
         play_games(1, 0, 1, "stargames", seats=resolve("pimc[worlds=4,inference=1]"))
+
+
+def test_a_searched_lead_solves_lead_worlds_times_the_worlds():
+    """``lead_worlds``: a lead that is searched solves that many times ``worlds`` (no node limit here); a card that
+    follows solves ``worlds``, as before."""
+    rules = load_ruleset("sauspiel")
+    t = tables_for(rules)
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0"
+    one = np.ascontiguousarray(resolve(base + ",lead_worlds=1]").config_for(rules), np.float64)
+    two = np.ascontiguousarray(resolve(base + ",lead_worlds=2]").config_for(rules), np.float64)
+    leads = 0
+    for game, _ in _kernel_records(rules, resolve("heuristic"), 9, 0, 3, "rufspiel", 1):
+
+        def ask(i, seat, hand, legal, info):
+            nonlocal leads
+            if not 8 <= i < 16 or int(legal) & (int(legal) - 1) == 0:
+                return 0
+            n_one = _pimc_sums(one, t, hand, legal, seat, info)[2]
+            n_two = _pimc_sums(two, t, hand, legal, seat, info)[2]
+            if i % 4 == 0:
+                assert (n_one, n_two) == (6, 12)
+                leads += 1
+            else:
+                assert n_one == n_two == 6
+            return 0
+
+        walk(game, ask)
+    assert leads > 0
 
 
 def test_a_lead_searches_with_lead_budget_times_the_budget():

@@ -151,8 +151,12 @@ def register(app: typer.Typer) -> None:
             raise UserError("--weights takes one ruleset (--rules)")
         if teacher_worlds < 0 or teacher_games < 0 or not 0.0 <= teacher_mix <= 1.0:
             raise UserError("--teacher-worlds and --teacher-games must be at least 0, --teacher-mix in 0..1")
-        if teacher_worlds > 0 and teacher_worlds * 16 > 1024:
-            raise UserError("--teacher-worlds is at most 64 (pimc draws 16 candidates a world, 1,024 at most)")
+        if teacher_worlds > 0:
+            from simkit.strategies.pimc import MAX_CANDIDATES
+            from simkit.strategies.teacher import TEACHER_CANDIDATES
+        if teacher_worlds > 0 and teacher_worlds * TEACHER_CANDIDATES > MAX_CANDIDATES:
+            raise UserError(f"--teacher-worlds is at most {MAX_CANDIDATES // TEACHER_CANDIDATES} (the teacher draws "
+                            f"{TEACHER_CANDIDATES} candidates a world, {MAX_CANDIDATES:,} at most)")
         if workers < 1:
             raise UserError("--workers must be at least 1")
         if teacher_cache is not None and teacher_worlds <= 0:
