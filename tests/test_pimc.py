@@ -583,57 +583,40 @@ def test_people_card_in_the_first_trick_and_without_weights():
         play_games(1, 0, 1, "stargames", seats=resolve("pimc[worlds=4,inference=1]"))
 
 
-def test_a_searched_lead_solves_lead_worlds_times_the_worlds():
-    """``lead_worlds``: a lead that is searched solves that many times ``worlds`` (no node limit here); a card that
-    follows solves ``worlds``, as before."""
+def _worlds_solved(spec_a, spec_b, n_games, decisions):
+    """(index, worlds solved by ``spec_a``, by ``spec_b``) at each decision with a choice whose index in play order
+    is in ``decisions``, in heuristic Rufspiel games on the same worlds for both."""
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0"
-    one = np.ascontiguousarray(resolve(base + ",lead_worlds=1]").config_for(rules), np.float64)
-    two = np.ascontiguousarray(resolve(base + ",lead_worlds=2]").config_for(rules), np.float64)
-    leads = 0
-    for game, _ in _kernel_records(rules, resolve("heuristic"), 9, 0, 3, "rufspiel", 1):
+    a, b = (np.ascontiguousarray(resolve(spec).config_for(rules), np.float64) for spec in (spec_a, spec_b))
+    rows = []
+    for game, _ in _kernel_records(rules, resolve("heuristic"), 9, 0, n_games, "rufspiel", 1):
 
         def ask(i, seat, hand, legal, info):
-            nonlocal leads
-            if not 8 <= i < 16 or int(legal) & (int(legal) - 1) == 0:
-                return 0
-            n_one = _pimc_sums(one, t, hand, legal, seat, info)[2]
-            n_two = _pimc_sums(two, t, hand, legal, seat, info)[2]
-            if i % 4 == 0:
-                assert (n_one, n_two) == (6, 12)
-                leads += 1
-            else:
-                assert n_one == n_two == 6
+            if i in decisions and int(legal) & (int(legal) - 1) != 0:
+                rows.append((i, _pimc_sums(a, t, hand, legal, seat, info)[2],
+                             _pimc_sums(b, t, hand, legal, seat, info)[2]))
             return 0
 
         walk(game, ask)
-    assert leads > 0
+    return rows
+
+
+def test_a_searched_lead_solves_lead_worlds_times_the_worlds():
+    """``lead_worlds``: a lead that is searched solves that many times ``worlds`` (no node limit here); a card that
+    follows solves ``worlds``, as before."""
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0"
+    rows = _worlds_solved(base + ",lead_worlds=1]", base + ",lead_worlds=2]", 3, range(8, 16))
+    for i, n_one, n_two in rows:
+        assert (n_one, n_two) == ((6, 12) if i % 4 == 0 else (6, 6)), i
+    assert any(i % 4 == 0 for i, _, _ in rows)
 
 
 def test_a_lead_searches_with_lead_budget_times_the_budget():
     """``lead_budget``: a lead (the widest choice) may use that many times ``node_budget``: it solves at least as
     many worlds, more where the budget ran out; the other decisions solve the same worlds as before."""
-    rules = load_ruleset("sauspiel")
-    t = tables_for(rules)
     base = "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0"
-    one = np.ascontiguousarray(resolve(base + ",lead_budget=1]").config_for(rules), np.float64)
-    four = np.ascontiguousarray(resolve(base + ",lead_budget=4]").config_for(rules), np.float64)
-    more = 0
-    for game, _ in _kernel_records(rules, resolve("heuristic"), 9, 0, 4, "rufspiel", 1):
-
-        def ask(i, seat, hand, legal, info):
-            nonlocal more
-            if i >= 16 or int(legal) & (int(legal) - 1) == 0:
-                return 0
-            n_one = _pimc_sums(one, t, hand, legal, seat, info)[2]
-            n_four = _pimc_sums(four, t, hand, legal, seat, info)[2]
-            if i % 4 == 0:
-                assert n_four >= n_one
-                more += n_four > n_one
-            else:
-                assert n_four == n_one
-            return 0
-
-        walk(game, ask)
-    assert more > 0
+    rows = _worlds_solved(base + ",lead_budget=1]", base + ",lead_budget=4]", 4, range(16))
+    for i, n_one, n_four in rows:
+        assert n_four >= n_one if i % 4 == 0 else n_four == n_one, i
+    assert any(i % 4 == 0 and n_four > n_one for i, n_one, n_four in rows)
