@@ -126,12 +126,12 @@ def markdown(res: dict, machine: str, workers: int, deals: int) -> str:
         "",
         f"{machine}; load average {res['load'][0]:.1f} at the start, {res['load'][1]:.1f} at the end (2 would be "
         "both cores busy with this benchmark alone). `scripts/bench.py pimc` (scripts/bench_pimc.py). Default "
-        "config (where the ruleset has people weights with best-card weights, as both rulesets here): 16 worlds "
-        "(32 for a lead), a budget of 40,000 solver nodes per decision (twice that for a lead), the best-card "
+        "config (where the ruleset has people weights with best-card weights, as both rulesets here): 16 worlds, "
+        "a budget of 40,000 solver nodes per decision (twice that for a lead), the best-card "
         "weights' card unsearched in the first trick and on leads with six or more cards in hand and as the "
         "tie-break, payout levels in the second trick and from the third exact card points with a point worth 0.25 "
         "base prices, "
-        "inference by the people model with 12 candidates a world (docs/strategies.md). Rulesets `sauspiel` (long "
+        "inference by the people model with 16 candidates a world (docs/strategies.md). Rulesets `sauspiel` (long "
         "deck) and `sauspiel-short`.",
         "",
         "Speed: complete deals per second on one core (bids, Kontra/Re, every card, scoring).",

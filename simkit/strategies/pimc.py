@@ -140,7 +140,7 @@ _OWN = (
                        "without them), 0: all worlds alike"),
     ("infer_floor", 0.02, "inference: the least probability one observed card or bid counts with"),
     ("infer_temperature", 1.0, "inference: the temperature of the model's softmax (above 1: flatter)"),
-    ("infer_candidates", 12.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
+    ("infer_candidates", 16.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
                               "likelihood; 1: solve the sampled worlds, each weighted by its likelihood"),
     ("infer_bids", 1.0, "inference: 1: the other seats' bids and passes count too (the people bidding model)"),
     ("ramsch_cards", 5.0, "a Ramsch: search only once the seat holds at most this many cards (earlier a Ramsch "
@@ -180,8 +180,7 @@ _OWN = (
     ("point_value", 0.25, "in points mode (points_from): what one card point for the seat's side is worth against the "
                          "payout, in the contract's base prices: a card's gain in a world is its payout plus this "
                          "times base price times its points; 0: the payout first, the points only break its ties"),
-    ("lead_worlds", 2.0, "a lead that is searched solves this many times worlds (within lead_budget): its card's "
-                         "worth varies most from world to world"),
+    ("lead_worlds", 1.0, "a lead that is searched solves this many times worlds (within lead_budget)"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
