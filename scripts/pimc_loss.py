@@ -1,0 +1,189 @@
+#!/usr/bin/env python
+"""Loss per unforced card of strategies on real games, over several advice seeds, by trick, lead and follow.
+
+Issue 31's loss target is measured with ``simkit analyze GAMES --strategy S --advice-seed K``, which asks one seed.
+pimc's loss moves by 0.02-0.04 from one seed to another. So compare strategies by the mean over several seeds, on
+the same games, and with the same grading. This script does that.
+
+    .venv/bin/python scripts/pimc_loss.py ../shared/real-games/sauspiel-20k.jsonl.gz --rules sauspiel \\
+        --validation --grading analysis/loss-val-long pimc "pimc[lead_worlds=1]" --seeds 0 1 2 --workers 2
+
+- **Grading.** The games are graded once, into ``--grading``: the double-dummy value of every legal card, as
+  ``simkit analyze`` writes it to decisions.parquet. A later run with the same directory reuses it. A directory
+  graded from other games or options is refused.
+- **The games used.** Only the games of the ruleset's deck are kept. With ``--validation``, only the games of the
+  people model's validation split are kept too: those ``simkit train people`` and ``simkit train best`` never fit,
+  by their default seed 0 and fraction 0.2. ``--last N`` keeps the last N of them.
+- **Output.** For each strategy it prints:
+  - the loss for each seed, and their mean;
+  - the mean over the seeds by trick, for leads (L) and for follows (F);
+  - the milliseconds of advice a game.
+
+  ``--json FILE`` writes the same figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+CHUNK = 25  # games a job
+
+
+def select_games(path: str, rules, validation: bool, last: int) -> list[str]:
+    """The record lines of the games to measure: of the ruleset's deck, parsed without error, in file order."""
+    from simkit.analyze.records import read_file
+    from simkit.strategies.people.train import is_validation
+
+    lines = []
+    for _, game, _ in read_file(path, rules):
+        if game is None or len(game.plays) != 4 * rules.hand_size:
+            continue
+        if validation and not is_validation(game.game_id, 0, 0.2):
+            continue
+        lines.append(json.dumps(game.record, separators=(",", ":")))
+    return lines[-last:] if last > 0 else lines
+
+
+def prepare_grading(games_path: str, rules, grading: Path, validation: bool, last: int, workers: int) -> Path:
+    """The graded games' directory (``grading/analysis``), graded now unless it already is for the same choice."""
+    from simkit.analyze.batch import analyze_file
+
+    choice = {"games": str(Path(games_path).resolve()), "rules": rules.name, "validation": validation, "last": last}
+    marker = grading / "selection.json"
+    if marker.exists():
+        if json.loads(marker.read_text()) != choice:
+            raise SystemExit(f"pimc_loss.py: {grading} was graded for {marker.read_text().strip()}; "
+                             "give another --grading")
+        return grading / "analysis"
+    lines = select_games(games_path, rules, validation, last)
+    if not lines:
+        raise SystemExit(f"pimc_loss.py: no {rules.name} games selected from {games_path}")
+    grading.mkdir(parents=True, exist_ok=True)
+    (grading / "games.jsonl").write_text("\n".join(lines) + "\n")
+    print(f"grading {len(lines)} games into {grading} ...", file=sys.stderr, flush=True)
+    analyze_file(grading / "games.jsonl", grading / "analysis", rules=rules, objective="points", workers=workers,
+                 report=False, force=True)
+    marker.write_text(json.dumps(choice) + "\n")  # last: a grading cut off is graded again
+    return grading / "analysis"
+
+
+def advise_chunk(spec: str, rules_name: str, lines: list[str], seed: int) -> list[tuple[str, list[int], float]]:
+    """(game id, the strategy's card at each decision, seconds of advice) for each record line."""
+    import dataclasses
+
+    from simkit.analyze.advice import advise
+    from simkit.analyze.records import parse_line
+    from simkit.rules.ruleset import load_ruleset
+    from simkit.strategies import resolve, value_table
+
+    rules = load_ruleset(rules_name)
+    strategy = resolve(spec)
+    value_table.prepare([strategy], rules)
+    out = []
+    for n, text in enumerate(lines, 1):
+        game, error = parse_line(text, n, rules)
+        if game is None:
+            raise SystemExit(f"pimc_loss.py: graded game {n} no longer parses: {error}")
+        spent = [0.0]
+        play = strategy.play
+
+        def timed(*args):
+            t0 = time.perf_counter()
+            card = play(*args)
+            spent[0] += time.perf_counter() - t0
+            return card
+
+        cards = advise(dataclasses.replace(strategy, play=timed), game, seed)
+        out.append((game.game_id, cards, spent[0]))
+    return out
+
+
+def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) -> dict:
+    """The strategy's loss per unforced card for each seed, by (trick, lead) averaged over the seeds, and the
+    seconds of advice a game."""
+    import pyarrow.parquet as pq
+
+    from simkit.cards import format_card
+    from simkit.parallel import map_jobs
+
+    decisions = pq.read_table(analysis / "decisions.parquet",
+                              columns=["game_id", "trick", "position", "forced", "values", "best_value"]).to_pylist()
+    by_game: dict[str, list[dict]] = {}
+    for row in decisions:
+        by_game.setdefault(row["game_id"], []).append(row)
+    lines = (analysis.parent / "games.jsonl").read_text().splitlines()
+    chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
+    per_seed, cells, seconds = [], {}, 0.0
+    for seed in seeds:
+        total = count = 0.0
+        for part in map_jobs(advise_chunk, [(spec, rules.name, c, seed) for c in chunks], workers):
+            for game_id, cards, secs in part:
+                rows = by_game[game_id]
+                if len(rows) != len(cards):
+                    raise SystemExit(f"pimc_loss.py: game {game_id} has {len(rows)} graded decisions, "
+                                     f"{len(cards)} advised")
+                seconds += secs
+                for row, card in zip(rows, cards):
+                    if row["forced"]:
+                        continue
+                    value = {v["card"]: v["value"] for v in row["values"]}[format_card(card)]
+                    loss = abs(row["best_value"] - value)
+                    total += loss
+                    count += 1
+                    key = ("L" if row["position"] == 0 else "F") + str(row["trick"])
+                    cell = cells.setdefault(key, [0.0, 0])
+                    cell[0] += loss
+                    cell[1] += 1
+        per_seed.append(total / count)
+    order = sorted(cells, key=lambda k: (int(k[1:]), k[0] == "F"))
+    return {"strategy": spec, "games": len(lines), "cards": int(count), "seeds": seeds, "loss": per_seed,
+            "mean": sum(per_seed) / len(per_seed), "by_trick": {k: cells[k][0] / cells[k][1] for k in order},
+            "ms_a_game": 1000 * seconds / (len(lines) * len(seeds))}
+
+
+def main(argv=None) -> int:
+    from simkit.rules.ruleset import load_ruleset
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("games", help="real games, one record a line (.jsonl or .jsonl.gz)")
+    ap.add_argument("strategies", nargs="+", help="strategy specs, e.g. pimc or 'pimc[lead_worlds=1]'")
+    ap.add_argument("--rules", default="sauspiel", help="ruleset; its deck chooses the games (default sauspiel)")
+    ap.add_argument("--grading", required=True, type=Path, help="directory of the grading (made once, reused)")
+    ap.add_argument("--validation", action="store_true", help="only the people model's validation games")
+    ap.add_argument("--last", type=int, default=0, help="only the last N games selected (0: all)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="advice seeds (default 0 1 2)")
+    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    if args.workers < 1 or args.last < 0:
+        ap.error("--workers must be at least 1 and --last at least 0")
+    from simkit.strategies import StrategyError, resolve
+
+    try:
+        for spec in args.strategies:
+            resolve(spec)
+        rules = load_ruleset(args.rules)
+    except (StrategyError, ValueError, KeyError) as e:
+        ap.error(str(e))
+    analysis = prepare_grading(args.games, rules, args.grading, args.validation, args.last, args.workers)
+    results = []
+    for spec in args.strategies:
+        r = measure(spec, rules, analysis, args.seeds, args.workers)
+        results.append(r)
+        cells = " ".join(f"{k}={v:.2f}" for k, v in r["by_trick"].items())
+        seeds = " ".join(f"{x:.3f}" for x in r["loss"])
+        print(f"{spec}: mean {r['mean']:.4f} (seeds {seeds}) over {r['cards']} cards of {r['games']} games; "
+              f"{r['ms_a_game']:.1f} ms a game\n  {cells}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
