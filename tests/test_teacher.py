@@ -126,6 +126,8 @@ def test_train_best_with_a_teacher(long_deals, tmp_path):
     assert r.returncode == 2 and "--teacher-mix" in r.stderr
     r = run_cli("train", "best", str(games), "--rules", "sauspiel", "--out", str(out), "--teacher-cache", str(cache))
     assert r.returncode == 2 and "--teacher-cache needs --teacher-worlds" in r.stderr
+    r = run_cli("train", "best", str(games), "--rules", "sauspiel", "--out", str(out), "--teacher-worlds", "65")
+    assert r.returncode == 2 and "--teacher-worlds is at most 64" in r.stderr, r.stderr
     cache.write_bytes(b"garbage")
     r = run_cli(*args)
     assert r.returncode == 2 and "not a teacher cache file" in r.stderr, r.stderr

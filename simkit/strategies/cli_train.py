@@ -154,9 +154,10 @@ def register(app: typer.Typer) -> None:
         if teacher_worlds > 0:
             from simkit.strategies.pimc import MAX_CANDIDATES
             from simkit.strategies.teacher import TEACHER_CANDIDATES
-        if teacher_worlds > 0 and teacher_worlds * TEACHER_CANDIDATES > MAX_CANDIDATES:
-            raise UserError(f"--teacher-worlds is at most {MAX_CANDIDATES // TEACHER_CANDIDATES} (the teacher draws "
-                            f"{TEACHER_CANDIDATES} candidates a world, {MAX_CANDIDATES:,} at most)")
+
+            if teacher_worlds * TEACHER_CANDIDATES > MAX_CANDIDATES:
+                raise UserError(f"--teacher-worlds is at most {MAX_CANDIDATES // TEACHER_CANDIDATES} (the teacher "
+                                f"draws {TEACHER_CANDIDATES} candidates a world, {MAX_CANDIDATES:,} at most)")
         if workers < 1:
             raise UserError("--workers must be at least 1")
         if teacher_cache is not None and teacher_worlds <= 0:
