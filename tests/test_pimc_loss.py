@@ -4,6 +4,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -17,8 +18,8 @@ _spec.loader.exec_module(pimc_loss)
 @pytest.mark.skipif(not FIXTURES.exists(), reason="../shared/fixtures is not here")
 def test_the_loss_per_card_is_analyzes_and_a_grading_is_kept(tmp_path, capsys):
     """Per seed, the mean loss of the unforced cards equals the mean of analyze's ``<strategy>_loss`` column on the
-    same games (pimc: its worlds differ by seed, so two seeds give two figures); the cells by trick average to the
-    same; a second run reuses the grading, and another choice of games is refused."""
+    same games (pimc: its worlds differ by seed, so two seeds give two figures); each cell by trick, lead or follow,
+    is analyze's mean over both seeds; a second run reuses the grading, and another choice of games is refused."""
     from simkit.analyze.batch import analyze_file
 
     grading = tmp_path / "grading"
@@ -27,14 +28,19 @@ def test_the_loss_per_card_is_analyzes_and_a_grading_is_kept(tmp_path, capsys):
     args = [str(FIXTURES), spec, "--grading", str(grading), "--last", "6", "--seeds", "0", "1", "--json", str(out)]
     assert pimc_loss.main(args) == 0
     (result,) = json.loads(out.read_text())
+    both = []
     for k, seed in enumerate((0, 1)):
         analyze_file(grading / "games.jsonl", tmp_path / f"a{seed}", rules="sauspiel", strategies=[spec],
                      advice_seed=seed, report=False, workers=1)
         d = pq.read_table(tmp_path / f"a{seed}" / "decisions.parquet").to_pandas()
         column = [c for c in d.columns if c.endswith("_loss") and c != "loss"][0]
-        unforced = d[~d.forced]
-        assert result["loss"][k] == pytest.approx(unforced[column].abs().mean(), abs=1e-12)
+        unforced = d[~d.forced].assign(adv=lambda x: x[column].abs())
+        assert result["loss"][k] == pytest.approx(unforced.adv.mean(), abs=1e-12)
+        both.append(unforced)
     assert result["cards"] == len(unforced) and result["games"] == 6
+    pooled = pd.concat(both)
+    cells = pooled.groupby([pooled.position == 0, "trick"]).adv.mean()
+    assert result["by_trick"] == pytest.approx({("L" if lead else "F") + str(t): v for (lead, t), v in cells.items()})
     assert 0 < result["mean"] < 10 and result["by_trick"]["L1"] >= 0
     capsys.readouterr()
     assert pimc_loss.main(args[:-2]) == 0  # graded already: not again
