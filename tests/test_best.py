@@ -118,13 +118,13 @@ def test_the_fit_lowers_the_loss_it_fits_and_is_deterministic(tmp_path):
     rules = load_ruleset("sauspiel")
     _, _, play_w, _ = W.find(rules)
     settings = B.BestSettings(max_iter=60)
-    a, meta = B.train_best(games, rules, play_w, settings)
-    b, _ = B.train_best(games, rules, play_w, settings)
+    a, _, meta = B.train_best(games, rules, play_w, settings)
+    b, _, _ = B.train_best(games, rules, play_w, settings)
     assert np.array_equal(a, b)
     fit = meta["fitting"]
     assert fit["best"]["all"] < fit["people"]["all"]  # the likeliest card's loss on the decisions fitted
     assert meta["games"] == 120 and meta["validation_decisions"] > 0
-    c, _ = B.train_best(games, rules, play_w, B.BestSettings(max_iter=60, seed=1))
+    c, _, _ = B.train_best(games, rules, play_w, B.BestSettings(max_iter=60, seed=1))
     assert not np.array_equal(a, c)  # another split
 
 
@@ -141,6 +141,46 @@ def test_the_weights_file_keeps_the_best_card_weights(tmp_path):
     with pytest.raises(Exception) as e:
         W.load_best(tmp_path / "bad.npz")
     assert "best-card weights of the wrong shape" in str(e.value)
+    mlp = np.random.default_rng(1).normal(size=(5, W.MLP_ROW))
+    out = W.save(tmp_path / "mlp.npz", bid_w, play_w, meta, best_w, mlp)
+    assert np.array_equal(W.load_best_mlp(out), mlp) and W.load_best_mlp(plain) is None
+    with open(tmp_path / "badmlp.npz", "wb") as f:
+        np.savez(f, bid_w=bid_w, play_w=play_w, best_w=best_w, best_mlp=mlp[:, :9], meta=np.load(path)["meta"])
+    with pytest.raises(Exception) as e:
+        W.load_best_mlp(tmp_path / "badmlp.npz")
+    assert "best-card network of the wrong shape" in str(e.value)
+
+
+def test_the_network_fit_lowers_the_loss_it_fits_and_is_deterministic(tmp_path):
+    """fit_best_mlp on pimc's unsearched decisions of 120 real games: its expected loss falls below the weights'
+    alone, the same settings give the same network, and train_best returns it with its tables."""
+    games = _real_long_games(tmp_path, 120)
+    rules = load_ruleset("sauspiel")
+    _, _, play_w, _ = W.find(rules)
+    from simkit.strategies.people.train import read_training_deals
+
+    records, _, _, _ = read_training_deals(games, rules)
+    g = B.extract_graded(records, rules)
+    best_w = play_w
+    dec = np.flatnonzero(B.unsearched(g, rules.hand_size, 6))
+    assert set(g.trick[dec]) == {1, 2, 3} and g.lead[dec][g.trick[dec] > 1].all()
+    settings = B.BestSettings(mlp_hidden=8, mlp_epochs=150)
+    mlp, m = B.fit_best_mlp(g, best_w, dec, settings)
+    assert mlp.shape == (8, W.MLP_ROW) and m["decisions"] == len(dec)
+    rows, counts, start = B._rows(g, dec)
+    ctx = np.repeat(g.ctx[dec], counts)
+
+    def expected(net):
+        s = B.mlp_scores(g.x[rows], ctx, best_w, net)
+        pr = np.exp(s - np.repeat(np.logaddexp.reduceat(s, start[:-1]), counts))
+        return float(np.add.reduceat(pr * g.loss[rows], start[:-1]).mean())
+
+    assert expected(mlp) < expected(None) - 0.05
+    assert np.array_equal(mlp, B.fit_best_mlp(g, best_w, dec, settings)[0])
+    _, net, meta = B.train_best(games, rules, play_w, B.BestSettings(max_iter=30, mlp_hidden=4, mlp_epochs=40))
+    assert net.shape == (4, W.MLP_ROW)
+    for part in ("validation_unsearched", "fitting_unsearched"):
+        assert set(meta[part]) == {"best_mlp", "best", "people"}
 
 
 # ------------------------------------------------------------------------------------------------- pimc
@@ -190,6 +230,45 @@ def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch)
         assert len(advise(resolve(spec), game)) == 32
 
 
+def test_pimc_plays_the_best_card_network_where_it_should(tmp_path, monkeypatch):
+    """With a best-card network in the file (random, so that its card differs from the weights' alone), pimc's
+    unsearched cards are the likeliest by the weights plus the network (the reference: best.mlp_scores); with
+    ``best_mlp=0`` by the weights alone."""
+    rules = load_ruleset("sauspiel")
+    _, bid_w, play_w, meta = W.find(rules)
+    rng = np.random.default_rng(4)
+    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
+    mlp = rng.normal(size=(6, W.MLP_ROW))
+    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
+    games = _real_long_games(tmp_path, 6)
+    deals = [g for _, g, err in read_file(games, rules) if g is not None]
+    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    spec = "pimc[worlds=4,node_budget=4000]"
+    t = tables_for(rules)
+    fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
+    differ = checked = 0
+    for game in deals:
+        unsearched = {i for i in range(32) if i < 4 or (i % 4 == 0 and i < 12)}
+        want = {}
+
+        def ask(i, seat, hand, legal, info):
+            if i in unsearched and legal & (legal - 1):
+                ctx, cards, _ = decision_features(t, hand, legal, seat, info, fp)
+                x = fp[:len(cards)]
+                want[i] = (cards[int(np.argmax(B.mlp_scores(x, np.full(len(cards), ctx), best_w, mlp)))],
+                           cards[int(np.argmax(x @ best_w[ctx]))])
+            return -1
+
+        walk(game, ask)
+        cards = advise(resolve(spec), game)
+        linear = advise(resolve(spec.replace("]", ",best_mlp=0]")), game)
+        for i, (with_net, alone) in want.items():
+            assert cards[i] == with_net and linear[i] == alone, (game.game_id, i)
+            differ += with_net != alone
+            checked += 1
+    assert differ > 0 and checked >= 20
+
+
 def test_train_best_command(tmp_path):
     games = _real_long_games(tmp_path, 60)
     out = tmp_path / "w"
@@ -197,7 +276,7 @@ def test_train_best_command(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "double-dummy loss of the likeliest card" in r.stdout
     path = out / "sauspiel.npz"
-    assert W.load_best(path).shape == (F.N_CONTEXTS, F.N_PLAY)
+    assert W.load_best(path).shape == (F.N_CONTEXTS, F.N_PLAY) and W.load_best_mlp(path) is None
     bid_w, play_w, meta = W.load(path)
     _, bid0, play0, _ = W.find(load_ruleset("sauspiel"))
     assert np.array_equal(play_w, play0) and meta["best"]["games"] == 60
@@ -205,6 +284,13 @@ def test_train_best_command(tmp_path):
     r = run_cli("run", "--deals", "20", "--strategy", "pimc[worlds=4]", "--rules", "sauspiel", "--out",
                 str(tmp_path / "r"), "--workers", "1", "--json", env=env)
     assert r.returncode == 0, r.stderr
+    r = run_cli("train", "best", str(games), "--rules", "sauspiel", "--out", str(tmp_path / "net"),
+                "--mlp-hidden", "4")
+    assert r.returncode == 0, r.stderr
+    assert W.load_best_mlp(tmp_path / "net" / "sauspiel.npz").shape == (4, W.MLP_ROW)
+    assert "pimc plays unsearched, with the network" in r.stdout
+    r = run_cli("train", "best", str(games), "--mlp-hidden", "-1", "--out", str(out))
+    assert r.returncode == 2 and "--mlp-hidden must be at least 0" in r.stderr
     r = run_cli("train", "best", str(tmp_path / "missing.jsonl"), "--out", str(out))
     assert r.returncode == 2 and r.stderr.startswith("simkit: error: training data")
     r = run_cli("train", "best", str(games), "--weights", str(path), "--out", str(out))
@@ -223,7 +309,7 @@ def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds,
 
     rules = load_ruleset(preset)
     cfg = resolve("pimc").config_for(rules)
-    assert (len(cfg) == pimc._BEST_CONFIG_LEN) == bound
+    assert (len(cfg) >= pimc._BEST_CONFIG_LEN) == bound
     assert (cfg[pimc.C_WORLDS], cfg[pimc.C_NODE_BUDGET]) == (worlds, budget)
     cfg = resolve("pimc[worlds=5,node_budget=7000]").config_for(rules)
     assert (cfg[pimc.C_WORLDS], cfg[pimc.C_NODE_BUDGET]) == (5, 7000)

@@ -127,6 +127,9 @@ def register(app: typer.Typer) -> None:
                                                      "this file (.npz): read where it exists, written after, so "
                                                      "that a refit does not search again. One ruleset only."),
         workers: int = typer.Option(1, "--workers", help="Processes grading (and teaching) the games."),
+        mlp_hidden: int = typer.Option(0, "--mlp-hidden", help="> 0: fit a best-card network of this many hidden "
+                                       "units on top of the weights, on the decisions pimc plays unsearched (the "
+                                       "packaged long-deck weights: 32, taught by --teacher-worlds 16)."),
     ):
         """Add best-card weights to people weights: the people model's play features refitted to the card that is
         best with all hands open, on the recorded games graded by the solver.
@@ -160,12 +163,14 @@ def register(app: typer.Typer) -> None:
                                 f"draws {TEACHER_CANDIDATES} candidates a world, {MAX_CANDIDATES:,} at most)")
         if workers < 1:
             raise UserError("--workers must be at least 1")
+        if mlp_hidden < 0:
+            raise UserError("--mlp-hidden must be at least 0")
         if teacher_cache is not None and teacher_worlds <= 0:
             raise UserError("--teacher-cache needs --teacher-worlds (the teacher whose values it keeps)")
         if teacher_cache is not None and len(rulesets) != 1:
             raise UserError("--teacher-cache takes one ruleset (--rules)")
         settings = B.BestSettings(seed=seed, val_fraction=val_fraction, teacher_worlds=teacher_worlds,
-                                  teacher_mix=teacher_mix, teacher_games=teacher_games)
+                                  teacher_mix=teacher_mix, teacher_games=teacher_games, mlp_hidden=mlp_hidden)
 
         def log(msg):
             print(f"simkit: {msg}", file=sys.stderr)
@@ -190,17 +195,21 @@ def register(app: typer.Typer) -> None:
                 make_teacher = partial(SearchTeacher, rules, bid_w, play_w, teacher_worlds,
                                        settings.teacher_lead_cards)
             try:
-                best_w, best_meta = B.train_best(games, rules, play_w, settings,
+                best_w, best_mlp, best_meta = B.train_best(games, rules, play_w, settings,
                                                  progress=lambda n: Progress(n, "grading"), log=log,
                                                  make_teacher=make_teacher, bid_w=bid_w,
                                                  teacher_cache=teacher_cache, workers=workers)
             except ValueError as e:
                 raise UserError(str(e)) from None
-            results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w))
+            results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w, best_mlp))
         out.mkdir(parents=True, exist_ok=True)
-        for rules, bid_w, play_w, meta, best_w in results:
-            path = W.save(out / f"{rules.name}.npz", bid_w, play_w, meta, best_w)
+        for rules, bid_w, play_w, meta, best_w, best_mlp in results:
+            path = W.save(out / f"{rules.name}.npz", bid_w, play_w, meta, best_w, best_mlp)
             v = meta["best"]["validation"]
             print(f"{path}: {meta['best']['validation_decisions']:,} validation decisions with a choice; "
                   f"double-dummy loss of the likeliest card {v['best']['all']:.3f} (people weights "
                   f"{v['people']['all']:.3f})")
+            if best_mlp is not None:
+                u = meta["best"]["validation_unsearched"]
+                print(f"{path}: on the validation decisions pimc plays unsearched, with the network "
+                      f"{u['best_mlp']['all']:.3f}, the weights alone {u['best']['all']:.3f}")

@@ -113,7 +113,8 @@ from simkit.strategies.api import (
 )
 from simkit.strategies import inference as _inference
 from simkit.strategies.people import model as _people_model
-from simkit.strategies.people.features import N_CONTEXTS, N_PLAY, play_scores
+from simkit.strategies.people.features import MAX_LEGAL, N_CONTEXTS, N_PLAY, play_features, play_scores
+from simkit.strategies.people.weights import MLP_ROW
 from simkit.strategies import worlds as _worlds
 from simkit.strategies import pimc_bid as _pimc_bid
 from simkit.strategies.natives import DECIDE_SIG, EVAL_SIG, N_BID_EVAL, N_DECIDE, N_DOUBLE
@@ -181,6 +182,10 @@ _OWN = (
                          "payout, in the contract's base prices: a card's gain in a world is its payout plus this "
                          "times base price times its points; 0: the payout first, the points only break its ties"),
     ("lead_worlds", 1.0, "a lead that is searched solves this many times worlds (within lead_budget)"),
+    ("best_mlp", 2.0, "with best_card, where the weights file has a best-card network (simkit train best "
+                      "--mlp-hidden): 2: the cards played unsearched and the tie-break of the searched decisions "
+                      "are scored by the best-card weights plus the network; 1: the unsearched cards only; 0: by "
+                      "the weights alone"),
 )
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
@@ -205,6 +210,7 @@ C_BEST_CARD = N_HEURISTIC + 23
 C_BEST_LEAD_CARDS = N_HEURISTIC + 24
 C_POINT_VALUE = N_HEURISTIC + 25
 C_LEAD_WORLDS = N_HEURISTIC + 26
+C_BEST_MLP = N_HEURISTIC + 27
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -222,6 +228,9 @@ _PEOPLE_CONFIG_LEN = _people_model.CONFIG_LEN  # the people weights behind the v
 #: the best-card weights (simkit.strategies.people.best) behind the people weights, where the file has them
 BEST_W_AT = _PEOPLE_CONFIG_LEN
 _BEST_CONFIG_LEN = BEST_W_AT + N_CONTEXTS * N_PLAY
+#: the best-card network behind them, where the file has one: its number of hidden units, then one row per unit
+#: (simkit.strategies.people.weights.MLP_ROW: input weights of the play features, of each context, bias, output weight)
+BEST_MLP_AT = _BEST_CONFIG_LEN
 double = _heuristic.double
 
 DEFAULT_TABLE_BITS = 18  # 2^18 entries (8 MB): the worlds of one decision are small searches
@@ -243,7 +252,8 @@ FW_SUMS = _inference.F_SIZE
 FW_LOGW = FW_SUMS + 32
 FW_MEMO = FW_LOGW + MAX_CANDIDATES
 FW_BID = FW_MEMO + 4 * MEMO_SLOTS  # then the bid evaluation's (BF_*)
-FW_SIZE = FW_BID + _pimc_bid.BF_SIZE
+FW_FEAT = FW_BID + _pimc_bid.BF_SIZE  # then the play features of the legal cards (the best-card network's input)
+FW_SIZE = FW_FEAT + MAX_LEGAL * N_PLAY
 
 #: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
 #: heuristic too (its config length places pimc's entries, C_WORLDS, ..., constants compiled into decide), and every
@@ -429,13 +439,17 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         best_card = np.int64(config[C_BEST_CARD]) if config.shape[0] >= _BEST_CONFIG_LEN else np.int64(0)
         if best_card > 0 and (unsearched or (info[I_LEADER] == seat and
                                              popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS]))):
-            return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores)
+            return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
+                              pw[PW_FWORK][FW_FEAT:FW_FEAT + MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY)),
+                              True)
         pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                                       scores)
         if unsearched:
             return pref
         if best_card > 1:
-            pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores)
+            pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
+                              pw[PW_FWORK][FW_FEAT:FW_FEAT + MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY)),
+                              config[C_BEST_MLP] > 1)
             searched |= np.int64(1) << np.int64(pref)
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
@@ -652,11 +666,38 @@ def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, he
 
 
 @njit(cache=True, inline="always")
-def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores):
-    """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`)."""
-    play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
-                BEST_W_AT)
-    return nth_bit(legal, _likeliest(scores, popcount(legal)))
+def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores, feats, net):
+    """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`), scored
+    with the best-card network too where ``net``, one is bound behind them and ``best_mlp`` is on (``feats``: work
+    space float64[MAX_LEGAL, N_PLAY])."""
+    n = popcount(legal)
+    if net and config.shape[0] > BEST_MLP_AT and config[C_BEST_MLP] > 0:
+        ctx = play_features(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, feats)
+        _mlp_scores(feats, n, ctx, config, scores)
+    else:
+        play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
+                    BEST_W_AT)
+    return nth_bit(legal, _likeliest(scores, n))
+
+
+@njit(cache=True, inline="always")
+def _mlp_scores(feats, n, ctx, config, scores):
+    """``scores[k]``: the k-th card's best-card weights' score plus the network's (simkit.strategies.people.best
+    .mlp_scores, the reference): the sum over hidden units of out x max(0, in . features + in_context + bias)."""
+    w_at = BEST_W_AT + ctx * N_PLAY
+    units = np.int64(config[BEST_MLP_AT])
+    for k in range(n):
+        s = 0.0
+        for j in range(N_PLAY):
+            s += feats[k, j] * config[w_at + j]
+        for u in range(units):
+            row = BEST_MLP_AT + 1 + u * MLP_ROW
+            a = config[row + N_PLAY + ctx] + config[row + N_PLAY + N_CONTEXTS]
+            for j in range(N_PLAY):
+                a += feats[k, j] * config[row + j]
+            if a > 0.0:
+                s += a * config[row + N_PLAY + N_CONTEXTS + 1]
+        scores[k] = s
 
 
 @njit(cache=True, inline="always")
@@ -985,18 +1026,25 @@ def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
     best_w = people_weights.load_best(path)
     if best_w is None or not people_card or len(out) <= C_BEST_CARD or out[C_BEST_CARD] <= 0:
         return with_people_weights(out, bid_w, play_w), False
-    return with_people_weights(out, bid_w, play_w, best_w), True
+    mlp = people_weights.load_best_mlp(path) if len(out) > C_BEST_MLP and out[C_BEST_MLP] > 0 else None
+    return with_people_weights(out, bid_w, play_w, best_w, mlp), True
 
 
 def with_people_weights(config: np.ndarray, bid_w: np.ndarray, play_w: np.ndarray,
-                        best_w: np.ndarray | None = None) -> np.ndarray:
-    """``config`` (its value table bound) with these people weights behind it, and the best-card weights, where
-    given, behind them: what :func:`bind` passes, for weights not (yet) in a file (simkit.strategies.teacher)."""
+                        best_w: np.ndarray | None = None, best_mlp: np.ndarray | None = None) -> np.ndarray:
+    """``config`` (its value table bound) with these people weights behind it, the best-card weights, where
+    given, behind them, and behind those the best-card network (float64[units, MLP_ROW]) where given: what
+    :func:`bind` passes, for weights not (yet) in a file (simkit.strategies.teacher)."""
     full = np.zeros(_PEOPLE_CONFIG_LEN)
     full[: min(len(config), _heuristic.CONFIG_LEN)] = config[: _heuristic.CONFIG_LEN]
     full[_people_model.BID_W_AT: _people_model.PLAY_W_AT] = bid_w.ravel()
     full[_people_model.PLAY_W_AT:] = play_w.ravel()
-    return full if best_w is None else np.concatenate([full, best_w.ravel()])
+    if best_w is None:
+        return full
+    parts = [full, best_w.ravel()]
+    if best_mlp is not None:
+        parts += [np.array([len(best_mlp)], np.float64), np.asarray(best_mlp, np.float64).ravel()]
+    return np.concatenate(parts)
 
 
 # --------------------------------------------------------------------------- asked from Python (records)

@@ -57,6 +57,10 @@ class BestSettings:
     teacher_mix: float = 0.5  # a taught card's loss: this times its double-dummy loss, the rest the teacher's
     teacher_games: int = 0  # teach the first this many fitting games only (0: all)
     teacher_lead_cards: int = 6  # teach the first trick and the leads with at least this many cards in hand
+    mlp_hidden: int = 0  # > 0: a best-card network of this many hidden units on top of the weights (fit_best_mlp)
+    mlp_l2: float = 1e-4  # its L2 penalty on the weights
+    mlp_epochs: int = 600  # its full-batch Adam steps
+    mlp_rate: float = 0.003  # its Adam step size
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -220,10 +224,78 @@ def fit_best(g: GradedPlay, play_w: np.ndarray, settings: BestSettings = BestSet
     return best_w, {"iterations": iters, "fit_expected_loss": round(float(f), 6)}
 
 
-def argmax_loss(g: GradedPlay, w: np.ndarray, dec: np.ndarray) -> np.ndarray:
-    """The double-dummy loss of the card the weights score highest (the first on a tie), per decision of ``dec``."""
+def unsearched(g: GradedPlay, hand_size: int, lead_cards: int) -> np.ndarray:
+    """Whether each decision is one pimc plays by these weights unsearched: the first trick, and a lead with at
+    least ``lead_cards`` cards in hand (pimc's ``best_lead_cards``, the teacher's ``lead_cards``)."""
+    return (g.trick == 1) | (g.lead & (hand_size - g.trick + 1 >= lead_cards))
+
+
+def mlp_scores(x: np.ndarray, ctx: np.ndarray, best_w: np.ndarray, mlp: np.ndarray | None) -> np.ndarray:
+    """Each row's score: its features ``x`` times the best-card weights of its context ``ctx``, plus the best-card
+    network's output where ``mlp`` (float64[units, MLP_ROW], simkit.strategies.people.weights) is given: the sum over
+    hidden units of output weight x max(0, input weights . x + the unit's weight of the context + bias). The
+    reference of pimc's ``_mlp_scores``."""
+    s = np.einsum("ij,ij->i", x, best_w[ctx])
+    if mlp is not None:
+        nf, nc = F.N_PLAY, F.N_CONTEXTS
+        h = np.maximum(x @ mlp[:, :nf].T + mlp[:, nf:nf + nc].T[ctx] + mlp[:, nf + nc], 0.0)
+        s = s + h @ mlp[:, nf + nc + 1]
+    return s
+
+
+def fit_best_mlp(g: GradedPlay, best_w: np.ndarray, dec: np.ndarray, settings: BestSettings = BestSettings()
+                 ) -> tuple[np.ndarray, dict]:
+    """A best-card network on top of ``best_w``, fitted on the decisions ``dec`` (pimc's unsearched ones of the
+    fitting games: :func:`unsearched`): a card's score is its weights' score plus a one-hidden-layer ReLU network's
+    output over its standardised play features and its context, and the network minimises the expected loss of
+    the softmax card (the teacher's mix where taught, as :func:`fit_best`) plus ``mlp_l2`` x its squared weights
+    by ``mlp_epochs`` full-batch Adam steps from a seeded start. Why a network: the weights are linear in the
+    features, and the teacher's lesson where pimc plays them unsearched is not (docs/strategies.md). Returns
+    float64[mlp_hidden, MLP_ROW], the standardisation folded into the input weights, and its fit metrics."""
+    from simkit.strategies.people.weights import MLP_ROW
+
+    units, l2, rate = settings.mlp_hidden, settings.mlp_l2, settings.mlp_rate
     rows, counts, start = _rows(g, dec)
-    s = np.einsum("ij,ij->i", g.x[rows], w[np.repeat(g.ctx[dec], counts)])
+    x = g.x[rows]
+    ctx_r = np.repeat(g.ctx[dec], counts)
+    loss = taught_loss(g, settings.teacher_mix)[rows]
+    base = np.einsum("ij,ij->i", x, best_w[ctx_r])
+    mu, sd = x.mean(0), x.std(0) + 1e-6
+    xin = np.hstack([(x - mu) / sd, np.eye(F.N_CONTEXTS)[ctx_r]])
+    rng = np.random.default_rng(settings.seed)
+    p = {"w1": rng.normal(0.0, 1.0 / np.sqrt(xin.shape[1]), (xin.shape[1], units)), "b1": np.zeros(units),
+         "w2": rng.normal(0.0, 0.01, units)}
+    m1 = {k: np.zeros_like(v) for k, v in p.items()}
+    m2 = {k: np.zeros_like(v) for k, v in p.items()}
+    n = float(len(dec))
+    f = np.nan
+    for step in range(1, settings.mlp_epochs + 1):
+        h = np.maximum(xin @ p["w1"] + p["b1"], 0.0)
+        s = base + h @ p["w2"]
+        pr = np.exp(s - np.repeat(_seg_lse(s, start), counts))
+        expected = np.add.reduceat(pr * loss, start[:-1])
+        f = expected.sum() / n
+        r = pr * (loss - np.repeat(expected, counts)) / n
+        dh = np.outer(r, p["w2"]) * (h > 0)
+        grad = {"w2": h.T @ r + 2 * l2 * p["w2"], "w1": xin.T @ dh + 2 * l2 * p["w1"], "b1": dh.sum(0)}
+        for k in p:
+            m1[k] = 0.9 * m1[k] + 0.1 * grad[k]
+            m2[k] = 0.999 * m2[k] + 0.001 * grad[k] ** 2
+            p[k] -= rate * (m1[k] / (1 - 0.9 ** step)) / (np.sqrt(m2[k] / (1 - 0.999 ** step)) + 1e-8)
+    nf = F.N_PLAY
+    mlp = np.zeros((units, MLP_ROW))
+    mlp[:, :nf] = (p["w1"][:nf] / sd[:, None]).T
+    mlp[:, nf:nf + F.N_CONTEXTS] = p["w1"][nf:].T
+    mlp[:, nf + F.N_CONTEXTS] = p["b1"] - (mu / sd) @ p["w1"][:nf]
+    mlp[:, nf + F.N_CONTEXTS + 1] = p["w2"]
+    return mlp, {"steps": settings.mlp_epochs, "fit_expected_loss": round(float(f), 6), "decisions": len(dec)}
+
+
+def argmax_loss(g: GradedPlay, w: np.ndarray, dec: np.ndarray, mlp: np.ndarray | None = None) -> np.ndarray:
+    """The double-dummy loss of the card the weights score highest (the first on a tie), per decision of ``dec``;
+    with ``mlp``, scored with the best-card network too (:func:`mlp_scores`)."""
+    rows, counts, start = _rows(g, dec)
+    s = mlp_scores(g.x[rows], np.repeat(g.ctx[dec], counts), w, mlp)
     out = np.empty(len(dec))
     for i in range(len(dec)):
         a, b = start[i], start[i + 1]
@@ -231,11 +303,12 @@ def argmax_loss(g: GradedPlay, w: np.ndarray, dec: np.ndarray) -> np.ndarray:
     return out
 
 
-def loss_table(g: GradedPlay, weights: dict[str, np.ndarray], dec: np.ndarray) -> dict:
-    """Mean loss per decision of each weights' likeliest card: overall, and by trick for leads and follows."""
+def loss_table(g: GradedPlay, weights: dict, dec: np.ndarray) -> dict:
+    """Mean loss per decision of each weights' likeliest card (a value of ``weights``: an array, or (best-card
+    weights, network)): overall, and by trick for leads and follows."""
     out = {}
     for name, w in weights.items():
-        lo = argmax_loss(g, w, dec)
+        lo = argmax_loss(g, w[0], dec, w[1]) if isinstance(w, tuple) else argmax_loss(g, w, dec)
         tr, ld = g.trick[dec], g.lead[dec]
         out[name] = {"all": round(float(lo.mean()), 4) if len(lo) else None,
                      "lead_by_trick": [round(float(lo[(tr == k) & ld].mean()), 3) if ((tr == k) & ld).any()
@@ -295,13 +368,14 @@ def save_teacher_cache(path: Path, key: dict, cache: dict) -> None:
 
 def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSettings(), progress=None,
                warn=None, log=None, make_teacher=None, bid_w: np.ndarray | None = None,
-               teacher_cache: Path | None = None, workers: int = 1) -> tuple[np.ndarray, dict]:
+               teacher_cache: Path | None = None, workers: int = 1) -> tuple[np.ndarray, np.ndarray | None, dict]:
     """Grade the played deals of the ruleset's deck in ``games``, fit the best-card weights from the people
     weights ``play_w``; returns them and their metadata (data, settings, validation losses). ``progress(total)``,
     where given, is a context manager giving a function that advances a bar by games graded. With
     ``settings.teacher_worlds`` > 0, ``make_teacher()`` makes the teacher (simkit.strategies.teacher, for the
     people weights ``bid_w`` and ``play_w``) of the fitting games, its values kept in ``teacher_cache`` where
-    given; ``workers`` processes grade."""
+    given; ``workers`` processes grade. With ``settings.mlp_hidden`` > 0 a best-card network (:func:`fit_best_mlp`)
+    is fitted on top of the weights, else it is None."""
     from contextlib import nullcontext
 
     say = log or (lambda m: None)
@@ -343,4 +417,14 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
             "settings": settings.as_dict(), "fit": fit_m,
             "validation": loss_table(g, {"best": best_w, "people": play_w}, val),
             "fitting": loss_table(g, {"best": best_w, "people": play_w}, fit)}
-    return best_w, meta
+    mlp = None
+    if settings.mlp_hidden > 0:
+        t2 = time.time()
+        plain = unsearched(g, rules.hand_size, settings.teacher_lead_cards)
+        mlp, meta["mlp_fit"] = fit_best_mlp(g, best_w, np.flatnonzero(plain & ~g.val), settings)
+        say(f"{rules.name}: best-card network fitted in {time.time() - t2:.0f} s")
+        # the network plays only pimc's unsearched decisions: compared there
+        for part, dec in (("validation", np.flatnonzero(plain & g.val)), ("fitting", np.flatnonzero(plain & ~g.val))):
+            meta[f"{part}_unsearched"] = loss_table(g, {"best_mlp": (best_w, mlp), "best": best_w, "people": play_w},
+                                                    dec)
+    return best_w, mlp, meta

@@ -2,7 +2,9 @@
 
 A weights file (``.npz``) holds ``bid_w`` float64[N_KINDS, N_BID], ``play_w`` float64[N_CONTEXTS, N_PLAY],
 optionally ``best_w`` float64[N_CONTEXTS, N_PLAY] (the best-card weights ``simkit train best`` adds, which pimc
-plays where its search is weakest: simkit.strategies.people.best) and ``meta``, a JSON string: the format, the
+plays where its search is weakest: simkit.strategies.people.best), optionally ``best_mlp`` float64[units, MLP_ROW]
+(the best-card network ``simkit train best --mlp-hidden`` adds on top of them: each hidden unit's input weights of
+the play features, of each context, its bias and its output weight) and ``meta``, a JSON string: the format, the
 ruleset it was trained for (name, deck, contracts, tariff), the training data (file name, sha256, deals, games,
 records skipped), the training settings, the validation metrics (``best``: those of the best-card weights), the
 feature names and the play contexts (role groups, phases of the deal): a file made for other features or
@@ -29,6 +31,7 @@ from simkit.strategies.people import model as M
 FORMAT = 1
 PACKAGED = Path(__file__).resolve().parent / "weights"
 ENV = "SIMKIT_PEOPLE_WEIGHTS"
+MLP_ROW = F.N_PLAY + F.N_CONTEXTS + 2  # a hidden unit of the best-card network: features, contexts, bias, output
 
 
 def _error(msg: str):
@@ -42,16 +45,18 @@ def ruleset_key(rules) -> dict:
     return {"deck": rules.deck, "contracts": sorted(rules.contracts), "tariff": rules.to_dict()["tariff"]}
 
 
-def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict, best_w: np.ndarray | None = None
-         ) -> Path:
+def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict, best_w: np.ndarray | None = None,
+         best_mlp: np.ndarray | None = None) -> Path:
     """Write a weights file atomically (a temporary name, then renamed); ``best_w``, where given, are the best-card
-    weights (simkit.strategies.people.best), described by ``meta["best"]``."""
+    weights (simkit.strategies.people.best), described by ``meta["best"]``, and ``best_mlp`` their network."""
     path = Path(path)
     meta = {"format": FORMAT, "features": {"bid": list(F.BID_FEATURES), "play": list(F.PLAY_FEATURES)},
             "contexts": list(F.GROUP_NAMES), "phases": F.N_PHASES, **meta}
     arrays = {"bid_w": np.asarray(bid_w, np.float64), "play_w": np.asarray(play_w, np.float64)}
     if best_w is not None:
         arrays["best_w"] = np.asarray(best_w, np.float64)
+    if best_mlp is not None:
+        arrays["best_mlp"] = np.asarray(best_mlp, np.float64)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         np.savez(f, **arrays, meta=np.array(json.dumps(meta, sort_keys=True)))
@@ -95,6 +100,28 @@ def _load_best(path: str, mtime: float) -> np.ndarray | None:
     if best_w.shape != (F.N_CONTEXTS, F.N_PLAY):
         raise _error(f"people weights {path} have best-card weights of the wrong shape")
     return best_w
+
+
+@lru_cache(maxsize=16)
+def _load_best_mlp(path: str, mtime: float) -> np.ndarray | None:
+    _load(path, mtime)  # the file's checks
+    with np.load(path, allow_pickle=False) as z:
+        if "best_mlp" not in z.files:
+            return None
+        mlp = z["best_mlp"]
+    if mlp.ndim != 2 or mlp.shape[1] != MLP_ROW or not np.all(np.isfinite(mlp)):
+        raise _error(f"people weights {path} have a best-card network of the wrong shape or with non-finite "
+                     f"values")
+    return mlp
+
+
+def load_best_mlp(path: str | Path) -> np.ndarray | None:
+    """The best-card network float64[units, MLP_ROW] of a weights file (``simkit train best --mlp-hidden``), or
+    None if it has none."""
+    p = Path(path)
+    if not p.is_file():
+        raise _error(f"people weights file {p} does not exist")
+    return _load_best_mlp(str(p.resolve()), p.stat().st_mtime)
 
 
 def load_best(path: str | Path) -> np.ndarray | None:
