@@ -253,7 +253,8 @@ FW_LOGW = FW_SUMS + 32
 FW_MEMO = FW_LOGW + MAX_CANDIDATES
 FW_BID = FW_MEMO + 4 * MEMO_SLOTS  # then the bid evaluation's (BF_*)
 FW_FEAT = FW_BID + _pimc_bid.BF_SIZE  # then the play features of the legal cards (the best-card network's input)
-FW_SIZE = FW_FEAT + MAX_LEGAL * N_PLAY
+FW_NONZERO = FW_FEAT + MAX_LEGAL * N_PLAY  # then the indices of one card's features that are not 0
+FW_SIZE = FW_NONZERO + N_PLAY
 
 #: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
 #: heuristic too (its config length places pimc's entries, C_WORLDS, ..., constants compiled into decide), and every
@@ -440,7 +441,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         if best_card > 0 and (unsearched or (info[I_LEADER] == seat and
                                              popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS]))):
             return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
-                              pw[PW_FWORK][FW_FEAT:FW_FEAT + MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY)),
+                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
                               True)
         pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                                       scores)
@@ -448,7 +449,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             return pref
         if best_card > 1:
             pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
-                              pw[PW_FWORK][FW_FEAT:FW_FEAT + MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY)),
+                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
                               config[C_BEST_MLP] > 1)
             searched |= np.int64(1) << np.int64(pref)
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
@@ -666,14 +667,15 @@ def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, he
 
 
 @njit(cache=True, inline="always")
-def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores, feats, net):
+def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores, work, net):
     """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`), scored
-    with the best-card network too where ``net``, one is bound behind them and ``best_mlp`` is on (``feats``: work
-    space float64[MAX_LEGAL, N_PLAY])."""
+    with the best-card network too where ``net``, one is bound behind them and ``best_mlp`` is on (``work``: work
+    space of (MAX_LEGAL + 1) x N_PLAY float64)."""
     n = popcount(legal)
     if net and config.shape[0] > BEST_MLP_AT and config[C_BEST_MLP] > 0:
+        feats = work[0:MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY))
         ctx = play_features(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, feats)
-        _mlp_scores(feats, n, ctx, config, scores)
+        _mlp_scores(feats, n, ctx, config, scores, work[MAX_LEGAL * N_PLAY:(MAX_LEGAL + 1) * N_PLAY])
     else:
         play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
                     BEST_W_AT)
@@ -681,19 +683,25 @@ def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur
 
 
 @njit(cache=True, inline="always")
-def _mlp_scores(feats, n, ctx, config, scores):
+def _mlp_scores(feats, n, ctx, config, scores, nonzero):
     """``scores[k]``: the k-th card's best-card weights' score plus the network's (simkit.strategies.people.best
-    .mlp_scores, the reference): the sum over hidden units of out x max(0, in . features + in_context + bias)."""
+    .mlp_scores, the reference): the sum over hidden units of out x max(0, in . features + in_context + bias).
+    Only the features that are not 0 are summed (about 13 of 63; ``nonzero`` holds their indices)."""
     w_at = BEST_W_AT + ctx * N_PLAY
     units = np.int64(config[BEST_MLP_AT])
     for k in range(n):
+        m = 0
         s = 0.0
         for j in range(N_PLAY):
-            s += feats[k, j] * config[w_at + j]
+            if feats[k, j] != 0.0:
+                nonzero[m] = j
+                m += 1
+                s += feats[k, j] * config[w_at + j]
         for u in range(units):
             row = BEST_MLP_AT + 1 + u * MLP_ROW
             a = config[row + N_PLAY + ctx] + config[row + N_PLAY + N_CONTEXTS]
-            for j in range(N_PLAY):
+            for i in range(m):
+                j = np.int64(nonzero[i])
                 a += feats[k, j] * config[row + j]
             if a > 0.0:
                 s += a * config[row + N_PLAY + N_CONTEXTS + 1]
