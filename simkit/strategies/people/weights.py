@@ -82,55 +82,48 @@ def _load(path: str, mtime: float) -> tuple[np.ndarray, np.ndarray, dict]:
     return bid_w, play_w, meta
 
 
+def _file(path: str | Path) -> tuple[str, float]:
+    """(the resolved path, its mtime: the loaders' cache key) of a weights file; a missing one is a StrategyError."""
+    p = Path(path)
+    if not p.is_file():
+        raise _error(f"people weights file {p} does not exist")
+    return str(p.resolve()), p.stat().st_mtime
+
+
 def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
     """(bid_w, play_w, meta) of a weights file; a missing or unreadable file is a StrategyError."""
-    p = Path(path)
-    if not p.is_file():
-        raise _error(f"people weights file {p} does not exist")
-    return _load(str(p.resolve()), p.stat().st_mtime)
+    return _load(*_file(path))
 
 
-@lru_cache(maxsize=16)
-def _load_best(path: str, mtime: float) -> np.ndarray | None:
+#: the optional arrays: what a wrong one is refused as, and the check it must pass
+_OPTIONAL = {"best_w": ("best-card weights of the wrong shape", lambda a: a.shape == (F.N_CONTEXTS, F.N_PLAY)),
+             "best_mlp": ("a best-card network of the wrong shape or with non-finite values",
+                          lambda a: a.ndim == 2 and a.shape[1] == MLP_ROW and bool(np.all(np.isfinite(a))))}
+
+
+@lru_cache(maxsize=32)
+def _load_optional(path: str, mtime: float, name: str) -> np.ndarray | None:
     _load(path, mtime)  # the file's checks
     with np.load(path, allow_pickle=False) as z:
-        if "best_w" not in z.files:
+        if name not in z.files:
             return None
-        best_w = z["best_w"]
-    if best_w.shape != (F.N_CONTEXTS, F.N_PLAY):
-        raise _error(f"people weights {path} have best-card weights of the wrong shape")
-    return best_w
-
-
-@lru_cache(maxsize=16)
-def _load_best_mlp(path: str, mtime: float) -> np.ndarray | None:
-    _load(path, mtime)  # the file's checks
-    with np.load(path, allow_pickle=False) as z:
-        if "best_mlp" not in z.files:
-            return None
-        mlp = z["best_mlp"]
-    if mlp.ndim != 2 or mlp.shape[1] != MLP_ROW or not np.all(np.isfinite(mlp)):
-        raise _error(f"people weights {path} have a best-card network of the wrong shape or with non-finite "
-                     f"values")
-    return mlp
-
-
-def load_best_mlp(path: str | Path) -> np.ndarray | None:
-    """The best-card network float64[units, MLP_ROW] of a weights file (``simkit train best --mlp-hidden``), or
-    None if it has none."""
-    p = Path(path)
-    if not p.is_file():
-        raise _error(f"people weights file {p} does not exist")
-    return _load_best_mlp(str(p.resolve()), p.stat().st_mtime)
+        a = z[name]
+    what, ok = _OPTIONAL[name]
+    if not ok(a):
+        raise _error(f"people weights {path} have {what}")
+    return a
 
 
 def load_best(path: str | Path) -> np.ndarray | None:
     """The best-card weights float64[N_CONTEXTS, N_PLAY] of a weights file (``simkit train best``), or None if it
     has none."""
-    p = Path(path)
-    if not p.is_file():
-        raise _error(f"people weights file {p} does not exist")
-    return _load_best(str(p.resolve()), p.stat().st_mtime)
+    return _load_optional(*_file(path), "best_w")
+
+
+def load_best_mlp(path: str | Path) -> np.ndarray | None:
+    """The best-card network float64[units, MLP_ROW] of a weights file (``simkit train best --mlp-hidden``), or
+    None if it has none."""
+    return _load_optional(*_file(path), "best_mlp")
 
 
 def candidates() -> list[Path]:
