@@ -315,3 +315,20 @@ def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds,
     assert (cfg[pimc.C_WORLDS], cfg[pimc.C_NODE_BUDGET]) == (5, 7000)
     off = resolve("pimc[best_card=0]").config_for(rules)
     assert len(off) < pimc._BEST_CONFIG_LEN and (off[pimc.C_WORLDS], off[pimc.C_NODE_BUDGET]) == (12, 25_000)
+
+
+@pytest.mark.parametrize("preset", ["sauspiel", "sauspiel-short"])
+def test_the_shipped_weights_bind_their_network(preset):
+    """Both shipped weights files have a 64-unit best-card network; pimc binds it behind the best-card weights
+    (its unit count first), and not with best_mlp=0 or without the best-card weights."""
+    from simkit.strategies import pimc
+
+    rules = load_ruleset(preset)
+    path, _, _, _ = W.find(rules)
+    mlp = W.load_best_mlp(path)
+    assert mlp.shape == (64, W.MLP_ROW)
+    cfg = resolve("pimc").config_for(rules)
+    assert len(cfg) == pimc.BEST_MLP_AT + 1 + mlp.size and cfg[pimc.BEST_MLP_AT] == 64
+    assert np.array_equal(cfg[pimc.BEST_MLP_AT + 1:], mlp.ravel())
+    assert len(resolve("pimc[best_mlp=0]").config_for(rules)) == pimc._BEST_CONFIG_LEN
+    assert len(resolve("pimc[best_card=0]").config_for(rules)) < pimc._BEST_CONFIG_LEN

@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(1, "--workers", help="Processes grading (and teaching) the games."),
         mlp_hidden: int = typer.Option(0, "--mlp-hidden", help="> 0: fit a best-card network of this many hidden "
                                        "units on top of the weights, on the decisions pimc plays unsearched (the "
-                                       "packaged long-deck weights: 32, taught by --teacher-worlds 16)."),
+                                       "packaged weights: 64; the long deck's taught by --teacher-worlds 16)."),
     ):
         """Add best-card weights to people weights: the people model's play features refitted to the card that is
         best with all hands open, on the recorded games graded by the solver.
