@@ -113,8 +113,7 @@ from simkit.strategies.api import (
 )
 from simkit.strategies import inference as _inference
 from simkit.strategies.people import model as _people_model
-from simkit.strategies.people.features import MAX_LEGAL, N_CONTEXTS, N_PLAY, play_features, play_scores
-from simkit.strategies.people.weights import MLP_ROW
+from simkit.strategies.people.features import MAX_LEGAL, MLP_ROW, N_CONTEXTS, N_PLAY, play_features, play_scores
 from simkit.strategies import worlds as _worlds
 from simkit.strategies import pimc_bid as _pimc_bid
 from simkit.strategies.natives import DECIDE_SIG, EVAL_SIG, N_BID_EVAL, N_DECIDE, N_DOUBLE
@@ -229,7 +228,7 @@ _PEOPLE_CONFIG_LEN = _people_model.CONFIG_LEN  # the people weights behind the v
 BEST_W_AT = _PEOPLE_CONFIG_LEN
 _BEST_CONFIG_LEN = BEST_W_AT + N_CONTEXTS * N_PLAY
 #: the best-card network behind them, where the file has one: its number of hidden units, then one row per unit
-#: (simkit.strategies.people.weights.MLP_ROW: input weights of the play features, of each context, bias, output weight)
+#: (simkit.strategies.people.features.MLP_ROW: weights of the play features, of each context, bias, output)
 BEST_MLP_AT = _BEST_CONFIG_LEN
 double = _heuristic.double
 

@@ -113,6 +113,9 @@ N_GROUPS = 9
 #: the deal's halves: tricks before the middle of the hand and from it on (trick number >= hand size / 2)
 N_PHASES = 2
 N_CONTEXTS = 4 * N_GROUPS * N_PHASES
+#: a hidden unit of the best-card network (simkit.strategies.people.best): its weights of the play features, of
+#: each context, its bias and its output weight (pimc's kernel reads this layout)
+MLP_ROW = N_PLAY + N_CONTEXTS + 2
 GROUP_NAMES = ("rufspiel declarer", "rufspiel partner", "rufspiel defender", "solo declarer", "solo defender",
                "wenz/geier declarer", "wenz/geier defender", "solo defender, declarer played",
                "wenz/geier defender, declarer played")

@@ -31,7 +31,7 @@ from simkit.strategies.people import model as M
 FORMAT = 1
 PACKAGED = Path(__file__).resolve().parent / "weights"
 ENV = "SIMKIT_PEOPLE_WEIGHTS"
-MLP_ROW = F.N_PLAY + F.N_CONTEXTS + 2  # a hidden unit of the best-card network: features, contexts, bias, output
+MLP_ROW = F.MLP_ROW  # a hidden unit of the best-card network: features, contexts, bias, output
 
 
 def _error(msg: str):
