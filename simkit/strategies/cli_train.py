@@ -196,9 +196,9 @@ def register(app: typer.Typer) -> None:
                                        settings.teacher_lead_cards)
             try:
                 best_w, best_mlp, best_meta = B.train_best(games, rules, play_w, settings,
-                                                 progress=lambda n: Progress(n, "grading"), log=log,
-                                                 make_teacher=make_teacher, bid_w=bid_w,
-                                                 teacher_cache=teacher_cache, workers=workers)
+                                                           progress=lambda n: Progress(n, "grading"), log=log,
+                                                           make_teacher=make_teacher, bid_w=bid_w,
+                                                           teacher_cache=teacher_cache, workers=workers)
             except ValueError as e:
                 raise UserError(str(e)) from None
             results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w, best_mlp))

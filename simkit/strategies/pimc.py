@@ -440,8 +440,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         if best_card > 0 and (unsearched or (info[I_LEADER] == seat and
                                              popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS]))):
             return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
-                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
-                              True)
+                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY], True)
         pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                                       scores)
         if unsearched:

@@ -182,6 +182,14 @@ def taught_loss(g: GradedPlay, teacher_mix: float) -> np.ndarray:
     return out
 
 
+def _softmax_loss(s: np.ndarray, loss: np.ndarray, start: np.ndarray, counts: np.ndarray, n: float):
+    """For the cards' scores ``s`` (decision i's rows start[i]..start[i+1]-1): the mean over the ``n`` decisions of
+    the softmax card's expected ``loss``, and its gradient in each score."""
+    pr = np.exp(s - np.repeat(_seg_lse(s, start), counts))
+    expected = np.add.reduceat(pr * loss, start[:-1])
+    return expected.sum() / n, pr * (loss - np.repeat(expected, counts)) / n
+
+
 def _objective(g: GradedPlay, dec: np.ndarray, base_w: np.ndarray, l2_shared: float, l2_context: float,
                teacher_mix: float = 1.0):
     """Mean expected loss of the softmax policy (weights ``base_w`` + shared + per-context change) and its
@@ -199,15 +207,13 @@ def _objective(g: GradedPlay, dec: np.ndarray, base_w: np.ndarray, l2_shared: fl
         w0 = w[:nf]
         dm = w[nf:].reshape(F.N_CONTEXTS, nf)
         s = base + np.einsum("ij,ij->i", x, w0[None, :] + dm[ctx_r])
-        pr = np.exp(s - np.repeat(_seg_lse(s, start), counts))
-        expected = np.add.reduceat(pr * loss, start[:-1])
-        r = pr * (loss - np.repeat(expected, counts)) / n
+        f, r = _softmax_loss(s, loss, start, counts, n)
         g0 = x.T @ r
         gd = np.zeros_like(dm)
         for k, idx in enumerate(by_ctx):
             if len(idx):
                 gd[k] = x[idx].T @ r[idx]
-        f = expected.sum() / n + l2_shared * (w0 @ w0) + l2_context * (dm.ravel() @ dm.ravel())
+        f += l2_shared * (w0 @ w0) + l2_context * (dm.ravel() @ dm.ravel())
         return f, np.concatenate([g0 + 2 * l2_shared * w0, (gd + 2 * l2_context * dm).ravel()])
 
     return fun
@@ -271,11 +277,7 @@ def fit_best_mlp(g: GradedPlay, best_w: np.ndarray, dec: np.ndarray, settings: B
     f = np.nan
     for step in range(1, settings.mlp_epochs + 1):
         h = np.maximum(xin @ p["w1"] + p["b1"], 0.0)
-        s = base + h @ p["w2"]
-        pr = np.exp(s - np.repeat(_seg_lse(s, start), counts))
-        expected = np.add.reduceat(pr * loss, start[:-1])
-        f = expected.sum() / n
-        r = pr * (loss - np.repeat(expected, counts)) / n
+        f, r = _softmax_loss(base + h @ p["w2"], loss, start, counts, n)
         dh = np.outer(r, p["w2"]) * (h > 0)
         grad = {"w2": h.T @ r + 2 * l2 * p["w2"], "w1": xin.T @ dh + 2 * l2 * p["w1"], "b1": dh.sum(0)}
         for k in p:
@@ -421,10 +423,11 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
     if settings.mlp_hidden > 0:
         t2 = time.time()
         plain = unsearched(g, rules.hand_size, settings.teacher_lead_cards)
-        mlp, meta["mlp_fit"] = fit_best_mlp(g, best_w, np.flatnonzero(plain & ~g.val), settings)
+        plain_fit, plain_val = np.flatnonzero(plain & ~g.val), np.flatnonzero(plain & g.val)
+        mlp, meta["mlp_fit"] = fit_best_mlp(g, best_w, plain_fit, settings)
         say(f"{rules.name}: best-card network fitted in {time.time() - t2:.0f} s")
         # the network plays only pimc's unsearched decisions: compared there
-        for part, dec in (("validation", np.flatnonzero(plain & g.val)), ("fitting", np.flatnonzero(plain & ~g.val))):
+        for part, dec in (("validation", plain_val), ("fitting", plain_fit)):
             meta[f"{part}_unsearched"] = loss_table(g, {"best_mlp": (best_w, mlp), "best": best_w, "people": play_w},
                                                     dec)
     return best_w, mlp, meta
