@@ -17,6 +17,8 @@ the same games, and with the same grading. This script does that.
 - **Output.** For each strategy it prints:
   - the loss for each seed, and their mean;
   - the mean over the seeds by trick, for leads (L) and for follows (F);
+  - with ``--by-position``, by trick and position in the trick (0: the lead), next to the loss of the card the
+    game's player played there (where a strategy falls behind the people who played the games);
   - the milliseconds of advice a game.
 
   ``--json FILE`` writes the same figures.
@@ -113,13 +115,14 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
     from simkit.parallel import map_jobs
 
     decisions = pq.read_table(analysis / "decisions.parquet",
-                              columns=["game_id", "trick", "position", "forced", "values", "best_value"]).to_pylist()
+                              columns=["game_id", "trick", "position", "forced", "values", "best_value",
+                                       "loss"]).to_pylist()
     by_game: dict[str, list[dict]] = {}
     for row in decisions:
         by_game.setdefault(row["game_id"], []).append(row)
     lines = (analysis.parent / "games.jsonl").read_text().splitlines()
     chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
-    per_seed, cells, seconds = [], {}, 0.0
+    per_seed, cells, by_position, seconds = [], {}, {}, 0.0
     for seed in seeds:
         total = count = 0.0
         for part in map_jobs(advise_chunk, [(spec, rules.name, c, seed) for c in chunks], workers):
@@ -140,11 +143,31 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
                     cell = cells.setdefault(key, [0.0, 0])
                     cell[0] += loss
                     cell[1] += 1
+                    at = by_position.setdefault(f"T{row['trick']}P{row['position']}", [0.0, 0.0, 0])
+                    at[0] += loss
+                    at[1] += abs(row["loss"])
+                    at[2] += 1
         per_seed.append(total / count)
     order = sorted(cells, key=lambda k: (int(k[1:]), k[0] == "F"))
     return {"strategy": spec, "games": len(lines), "cards": int(count), "seeds": seeds, "loss": per_seed,
             "mean": sum(per_seed) / len(per_seed), "by_trick": {k: cells[k][0] / cells[k][1] for k in order},
+            "by_position": {k: {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds)}
+                            for k, v in sorted(by_position.items())},
             "ms_a_game": 1000 * seconds / (len(lines) * len(seeds))}
+
+
+def format_by_position(cells: dict) -> str:
+    """The by-position figures as a table: a row a trick, a column a position (strategy / played card)."""
+    tricks = sorted({int(k[1:k.index("P")]) for k in cells})
+    out = ["  trick  " + "  ".join(f"{'lead' if p == 0 else f'position {p}':>15s}" for p in range(4))]
+    for t in tricks:
+        row = []
+        for p in range(4):
+            c = cells.get(f"T{t}P{p}")
+            row.append(f"{c['loss']:6.2f} / {c['played']:5.2f}" if c else " " * 15)
+        out.append(f"  {t:5d}  " + "  ".join(f"{x:>15s}" for x in row))
+    out.append("  (the strategy's loss / the played card's, per unforced card)")
+    return "\n".join(out)
 
 
 def main(argv=None) -> int:
@@ -159,6 +182,8 @@ def main(argv=None) -> int:
     ap.add_argument("--last", type=int, default=0, help="only the last N games selected (0: all)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="advice seeds (default 0 1 2)")
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--by-position", action="store_true",
+                    help="also print the loss by trick and position in the trick, next to the played card's")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     if args.workers < 1 or args.last < 0:
@@ -180,6 +205,8 @@ def main(argv=None) -> int:
         seeds = " ".join(f"{x:.3f}" for x in r["loss"])
         print(f"{spec}: mean {r['mean']:.4f} (seeds {seeds}) over {r['cards']} cards of {r['games']} games; "
               f"{r['ms_a_game']:.1f} ms a game\n  {cells}", flush=True)
+        if args.by_position:
+            print(format_by_position(r["by_position"]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
     return 0

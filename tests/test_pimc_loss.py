@@ -41,6 +41,13 @@ def test_the_loss_per_card_is_analyzes_and_a_grading_is_kept(tmp_path, capsys):
     pooled = pd.concat(both)
     cells = pooled.groupby([pooled.position == 0, "trick"]).adv.mean()
     assert result["by_trick"] == pytest.approx({("L" if lead else "F") + str(t): v for (lead, t), v in cells.items()})
+    # by trick and position: the strategy's loss and the played card's (the same cards under both seeds)
+    at = pooled.assign(played=pooled["loss"].abs()).groupby(["trick", "position"])
+    assert result["by_position"] == {f"T{t}P{p}": {"loss": pytest.approx(a), "played": pytest.approx(b),
+                                                   "cards": n // 2}
+                                     for (t, p), a, b, n in zip(at.adv.mean().index, at.adv.mean(),
+                                                                at.played.mean(), at.size())}
+    assert "position 3" in pimc_loss.format_by_position(result["by_position"])
     assert 0 < result["mean"] < 10 and result["by_trick"]["L1"] >= 0
     capsys.readouterr()
     assert pimc_loss.main(args[:-2]) == 0  # graded already: not again
