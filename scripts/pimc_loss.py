@@ -122,7 +122,8 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
         by_game.setdefault(row["game_id"], []).append(row)
     lines = (analysis.parent / "games.jsonl").read_text().splitlines()
     chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
-    per_seed, cells, by_position, seconds = [], {}, {}, 0.0
+    per_seed, seconds = [], 0.0
+    cells: dict[tuple[int, int], list] = {}  # (trick, position): [strategy's loss, played card's loss, cards]
     for seed in seeds:
         total = count = 0.0
         for part in map_jobs(advise_chunk, [(spec, rules.name, c, seed) for c in chunks], workers):
@@ -139,20 +140,20 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
                     loss = abs(row["best_value"] - value)
                     total += loss
                     count += 1
-                    key = ("L" if row["position"] == 0 else "F") + str(row["trick"])
-                    cell = cells.setdefault(key, [0.0, 0])
+                    cell = cells.setdefault((row["trick"], row["position"]), [0.0, 0.0, 0])
                     cell[0] += loss
-                    cell[1] += 1
-                    at = by_position.setdefault(f"T{row['trick']}P{row['position']}", [0.0, 0.0, 0])
-                    at[0] += loss
-                    at[1] += abs(row["loss"])
-                    at[2] += 1
+                    cell[1] += abs(row["loss"])
+                    cell[2] += 1
         per_seed.append(total / count)
-    order = sorted(cells, key=lambda k: (int(k[1:]), k[0] == "F"))
+    by_trick: dict[str, list] = {}  # the lead (L) and the follows (F) of each trick, from the positions' cells
+    for (trick, position), (loss, _, n) in sorted(cells.items()):
+        cell = by_trick.setdefault(("L" if position == 0 else "F") + str(trick), [0.0, 0])
+        cell[0] += loss
+        cell[1] += n
     return {"strategy": spec, "games": len(lines), "cards": int(count), "seeds": seeds, "loss": per_seed,
-            "mean": sum(per_seed) / len(per_seed), "by_trick": {k: cells[k][0] / cells[k][1] for k in order},
-            "by_position": {k: {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds)}
-                            for k, v in sorted(by_position.items())},
+            "mean": sum(per_seed) / len(per_seed), "by_trick": {k: v[0] / v[1] for k, v in by_trick.items()},
+            "by_position": {f"T{t}P{p}": {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds)}
+                            for (t, p), v in sorted(cells.items())},
             "ms_a_game": 1000 * seconds / (len(lines) * len(seeds))}
 
 
