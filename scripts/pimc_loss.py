@@ -19,6 +19,10 @@ the same games, and with the same grading. This script does that.
   - the mean over the seeds by trick, for leads (L) and for follows (F);
   - with ``--by-position``, by trick and position in the trick (0: the lead), next to the loss of the card the
     game's player played there (where a strategy falls behind the people who played the games);
+  - with ``--by-role``, by contract and role (declarer, partner, defender), the same two figures and the card
+    points the strategy gave away beyond the played cards, summed over the cards (a seed's worth, the mean over
+    the seeds); ``--by-role 2 3`` counts the cards of tricks 2 and 3 only (which contracts and roles make a trick
+    where the strategy trails the people);
   - the milliseconds of advice a game.
 
   ``--json FILE`` writes the same figures.
@@ -106,24 +110,27 @@ def advise_chunk(spec: str, rules_name: str, lines: list[str], seed: int) -> lis
     return out
 
 
-def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) -> dict:
-    """The strategy's loss per unforced card for each seed, by (trick, lead) averaged over the seeds, and the
-    seconds of advice a game."""
+def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int,
+            role_tricks: list[int] | None = None) -> dict:
+    """The strategy's loss per unforced card for each seed; averaged over the seeds, by (trick, lead), by (trick,
+    position) and by (contract, role) over the tricks ``role_tricks`` (None: all); the seconds of advice a
+    game."""
     import pyarrow.parquet as pq
 
     from simkit.cards import format_card
     from simkit.parallel import map_jobs
 
     decisions = pq.read_table(analysis / "decisions.parquet",
-                              columns=["game_id", "trick", "position", "forced", "values", "best_value",
-                                       "loss"]).to_pylist()
+                              columns=["game_id", "trick", "position", "contract", "role", "forced", "values",
+                                       "best_value", "loss"]).to_pylist()
     by_game: dict[str, list[dict]] = {}
     for row in decisions:
         by_game.setdefault(row["game_id"], []).append(row)
     lines = (analysis.parent / "games.jsonl").read_text().splitlines()
     chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
     per_seed, seconds = [], 0.0
-    cells: dict[tuple[int, int], list] = {}  # (trick, position): [strategy's loss, played card's loss, cards]
+    # (trick, position, contract, role): [strategy's loss, played card's loss, cards]
+    fine: dict[tuple[int, int, str, str], list] = {}
     for seed in seeds:
         total = count = 0.0
         for part in map_jobs(advise_chunk, [(spec, rules.name, c, seed) for c in chunks], workers):
@@ -140,11 +147,15 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
                     loss = abs(row["best_value"] - value)
                     total += loss
                     count += 1
-                    cell = cells.setdefault((row["trick"], row["position"]), [0.0, 0.0, 0])
+                    cell = fine.setdefault((row["trick"], row["position"], row["contract"], row["role"]),
+                                           [0.0, 0.0, 0])
                     cell[0] += loss
                     cell[1] += abs(row["loss"])
                     cell[2] += 1
         per_seed.append(total / count)
+    cells = _summed(fine, lambda t, p, c, r: (t, p))
+    roles = _summed({k: v for k, v in fine.items() if role_tricks is None or k[0] in role_tricks},
+                    lambda t, p, c, r: (c, r))
     by_trick: dict[str, list] = {}  # the lead (L) and the follows (F) of each trick, from the positions' cells
     for (trick, position), (loss, _, n) in sorted(cells.items()):
         cell = by_trick.setdefault(("L" if position == 0 else "F") + str(trick), [0.0, 0])
@@ -154,7 +165,32 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int) ->
             "mean": sum(per_seed) / len(per_seed), "by_trick": {k: v[0] / v[1] for k, v in by_trick.items()},
             "by_position": {f"T{t}P{p}": {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds)}
                             for (t, p), v in sorted(cells.items())},
+            "by_role": {f"{c}/{r}": {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds),
+                                     "given_away": (v[0] - v[1]) / len(seeds)}
+                        for (c, r), v in sorted(roles.items(), key=lambda kv: -kv[1][2])},
+            "role_tricks": role_tricks,
             "ms_a_game": 1000 * seconds / (len(lines) * len(seeds))}
+
+
+def _summed(fine: dict, key) -> dict:
+    """The cells of ``fine`` summed by ``key(trick, position, contract, role)``."""
+    out: dict = {}
+    for k, (loss, played, n) in fine.items():
+        cell = out.setdefault(key(*k), [0.0, 0.0, 0])
+        cell[0] += loss
+        cell[1] += played
+        cell[2] += n
+    return out
+
+
+def format_by_role(cells: dict, tricks: list[int] | None) -> str:
+    """The by-role figures as a table: a row a contract and role, most cards first."""
+    which = "every trick" if tricks is None else "trick " + ", ".join(map(str, tricks))
+    out = [f"  {'contract / role (' + which + ')':38s} {'cards':>6s}  {'loss / played':>15s}  {'given away':>10s}"]
+    for key, c in cells.items():
+        out.append(f"  {key:38s} {c['cards']:6d}  {c['loss']:6.2f} / {c['played']:5.2f}  {c['given_away']:+10.0f}")
+    out.append("  (per unforced card; given away: the strategy's loss minus the played cards', summed, a seed)")
+    return "\n".join(out)
 
 
 def format_by_position(cells: dict) -> str:
@@ -185,10 +221,15 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     ap.add_argument("--by-position", action="store_true",
                     help="also print the loss by trick and position in the trick, next to the played card's")
+    ap.add_argument("--by-role", type=int, nargs="*", metavar="TRICK",
+                    help="also print the loss by contract and role, of the cards of these tricks (none: all)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     if args.workers < 1 or args.last < 0:
         ap.error("--workers must be at least 1 and --last at least 0")
+    role_tricks = args.by_role or None  # --by-role alone: every trick
+    if role_tricks and not all(1 <= t <= 8 for t in role_tricks):
+        ap.error("--by-role: a trick is 1 to 8")
     from simkit.strategies import StrategyError, resolve
 
     try:
@@ -200,7 +241,7 @@ def main(argv=None) -> int:
     analysis = prepare_grading(args.games, rules, args.grading, args.validation, args.last, args.workers)
     results = []
     for spec in args.strategies:
-        r = measure(spec, rules, analysis, args.seeds, args.workers)
+        r = measure(spec, rules, analysis, args.seeds, args.workers, role_tricks)
         results.append(r)
         cells = " ".join(f"{k}={v:.2f}" for k, v in r["by_trick"].items())
         seeds = " ".join(f"{x:.3f}" for x in r["loss"])
@@ -208,6 +249,8 @@ def main(argv=None) -> int:
               f"{r['ms_a_game']:.1f} ms a game\n  {cells}", flush=True)
         if args.by_position:
             print(format_by_position(r["by_position"]), flush=True)
+        if args.by_role is not None:
+            print(format_by_role(r["by_role"], role_tricks), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
     return 0
