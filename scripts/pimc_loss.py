@@ -21,7 +21,7 @@ the same games, and with the same grading. This script does that.
     game's player played there (where a strategy falls behind the people who played the games);
   - with ``--by-role``, by contract and role (declarer, partner, defender), the same two figures and the card
     points the strategy gave away beyond the played cards, summed over the cards (a seed's worth, the mean over
-    the seeds); ``--by-role 2 3`` counts the cards of tricks 2 and 3 only (which contracts and roles make a trick
+    the seeds); ``--role-tricks 2,3`` counts the cards of tricks 2 and 3 only (which contracts and roles make a trick
     where the strategy trails the people);
   - the milliseconds of advice a game.
 
@@ -221,15 +221,22 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     ap.add_argument("--by-position", action="store_true",
                     help="also print the loss by trick and position in the trick, next to the played card's")
-    ap.add_argument("--by-role", type=int, nargs="*", metavar="TRICK",
-                    help="also print the loss by contract and role, of the cards of these tricks (none: all)")
+    ap.add_argument("--by-role", action="store_true",
+                    help="also print the loss by contract and role (of the cards of --role-tricks)")
+    ap.add_argument("--role-tricks", metavar="T[,T...]",
+                    help="--by-role: only the cards of these tricks, e.g. 2 or 2,3 (default: every trick)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     if args.workers < 1 or args.last < 0:
         ap.error("--workers must be at least 1 and --last at least 0")
-    role_tricks = args.by_role or None  # --by-role alone: every trick
-    if role_tricks and not all(1 <= t <= 8 for t in role_tricks):
-        ap.error("--by-role: a trick is 1 to 8")
+    role_tricks = None  # every trick
+    if args.role_tricks is not None:
+        try:
+            role_tricks = sorted({int(t) for t in args.role_tricks.split(",")})
+        except ValueError:
+            ap.error(f"--role-tricks: {args.role_tricks!r} is not a list of tricks such as 2 or 2,3")
+        if not all(1 <= t <= 8 for t in role_tricks):
+            ap.error("--role-tricks: a trick is 1 to 8")
     from simkit.strategies import StrategyError, resolve
 
     try:
@@ -249,7 +256,7 @@ def main(argv=None) -> int:
               f"{r['ms_a_game']:.1f} ms a game\n  {cells}", flush=True)
         if args.by_position:
             print(format_by_position(r["by_position"]), flush=True)
-        if args.by_role is not None:
+        if args.by_role:
             print(format_by_role(r["by_role"], role_tricks), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")

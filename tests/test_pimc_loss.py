@@ -48,10 +48,10 @@ def test_the_loss_per_card_is_analyzes_and_a_grading_is_kept(tmp_path, capsys):
                                      for (t, p), a, b, n in zip(at.adv.mean().index, at.adv.mean(),
                                                                 at.played.mean(), at.size())}
     assert "position 3" in pimc_loss.format_by_position(result["by_position"])
-    # by contract and role: every trick here; with --by-role 2 the cards of trick 2 only
+    # by contract and role: every trick here; with --role-tricks 2 the cards of trick 2 only
     for tricks, by_role in ((None, result["by_role"]), ([2], None)):
         if by_role is None:
-            assert pimc_loss.main(args + ["--by-role", "2"]) == 0
+            assert pimc_loss.main(args + ["--by-role", "--role-tricks", "2"]) == 0
             by_role = json.loads(out.read_text())[0]["by_role"]
         cards = pooled if tricks is None else pooled[pooled.trick.isin(tricks)]
         at = cards.assign(played=cards["loss"].abs()).groupby(["contract", "role"])
