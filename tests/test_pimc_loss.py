@@ -49,16 +49,15 @@ def test_the_loss_per_card_is_analyzes_and_a_grading_is_kept(tmp_path, capsys):
                                                                 at.played.mean(), at.size())}
     assert "position 3" in pimc_loss.format_by_position(result["by_position"])
     # by contract and role: every trick here; with --role-tricks 2 the cards of trick 2 only
-    for tricks, by_role in ((None, result["by_role"]), ([2], None)):
-        if by_role is None:
-            assert pimc_loss.main(args + ["--by-role", "--role-tricks", "2"]) == 0
-            by_role = json.loads(out.read_text())[0]["by_role"]
-        cards = pooled if tricks is None else pooled[pooled.trick.isin(tricks)]
+    def by_role(cards):
         at = cards.assign(played=cards["loss"].abs()).groupby(["contract", "role"])
-        assert by_role == {f"{c}/{r}": {"loss": pytest.approx(a), "played": pytest.approx(b), "cards": n // 2,
-                                        "given_away": pytest.approx((a - b) * n / 2)}
-                           for (c, r), a, b, n in zip(at.adv.mean().index, at.adv.mean(), at.played.mean(),
-                                                      at.size())}
+        return {f"{c}/{r}": {"loss": pytest.approx(a), "played": pytest.approx(b), "cards": n // 2,
+                             "given_away": pytest.approx((a - b) * n / 2)}
+                for (c, r), a, b, n in zip(at.adv.mean().index, at.adv.mean(), at.played.mean(), at.size())}
+
+    assert result["by_role"] == by_role(pooled)
+    assert pimc_loss.main(args + ["--by-role", "--role-tricks", "2"]) == 0
+    assert json.loads(out.read_text())[0]["by_role"] == by_role(pooled[pooled.trick == 2])
     assert "given away" in pimc_loss.format_by_role(result["by_role"], None)
     assert 0 < result["mean"] < 10 and result["by_trick"]["L1"] >= 0
     capsys.readouterr()
