@@ -63,8 +63,7 @@ from simkit.strategies.api import (
     PASS,
 )
 from simkit.strategies.people import model as _people
-from simkit.strategies.people.features import called_suit_score
-from simkit.strategies.people.model import BID_W_AT, MAX_CANDIDATES, N_BID, WORK_SIZE, card_scores
+from simkit.strategies.people.model import WORK_SIZE, card_scores
 
 #: the files its kernels compile in (the people model's, the kernel's legal cards and trick rule, the info writers)
 DEPENDENCIES = sorted(set(files("strategies/inference", "engine/jitcache", "rules/contracts", "rules/tables")
@@ -103,34 +102,19 @@ def bid_log_prob(hand, seat, code, params, strength, config, temperature, work):
     """log P(``code``, a bid or PASS | the dealt ``hand`` at ``seat``) under the people bidding model (its
     ``_bid``: passing scores 0, each declaration the hand may make its weights' score); -inf for a bid the model
     never makes (a Tout)."""
-    deck = params[P_DECK_MASK]
-    hs = params[_people._P_HAND_SIZE]
-    scores = work[0:MAX_CANDIDATES + 1]
-    cand = work[MAX_CANDIDATES + 1:3 * MAX_CANDIDATES + 1]
-    acc = work[3 * MAX_CANDIDATES + 1:3 * MAX_CANDIDATES + 2]
-    n = _people._candidates_inline(hand, params, cand)
-    scores[0] = 0.0
+    n = _people.bid_scores(hand, seat, strength, params, config, work)
+    scores = work[_people.B_SCORES:_people.B_CAND]
+    cand = work[_people.B_CAND:_people.B_ACC]
     j = 0 if code == PASS else -1
-    ruf_base = np.nan  # the Rufspiel's score but for the called suit's features, once for all its suits (as _bid)
     for i in range(n):
         k = np.int64(cand[2 * i])
         s = np.int64(cand[2 * i + 1])
-        if k == 0:
-            if np.isnan(ruf_base):
-                _people.bid_score(hand, seat, k, -1, deck, hs, strength, acc, config, BID_W_AT)
-                ruf_base = acc[0]
-            scores[i + 1] = called_suit_score(hand, s, deck, acc, config, BID_W_AT, ruf_base)
-        else:
-            _people.bid_score(hand, seat, k, s, deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
-            scores[i + 1] = acc[0]
         if code != PASS and ((code >> 6) & 1) == 0 and (code & 7) == k and ((code >> 3) & 7) - 1 == s:
             j = i + 1
     if j < 0:
         return -np.inf
     return _log_prob(scores, n + 1, j, temperature)
 
-
-assert 3 * MAX_CANDIDATES + 2 <= WORK_SIZE
 
 
 @jit(_STAMP)

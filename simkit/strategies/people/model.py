@@ -162,22 +162,25 @@ MAX_CANDIDATES = 17
 candidates = _jit()(_candidates)  # for training (simkit.strategies.people.train)
 _candidates_inline = _helper(_candidates)
 # a bid's work space: the scores (passing first), the candidates, one declaration's score being summed
-_B_SCORES = 0
-_B_CAND = MAX_CANDIDATES + 1
-_B_ACC = _B_CAND + 2 * MAX_CANDIDATES
+B_SCORES = 0
+B_CAND = MAX_CANDIDATES + 1
+B_ACC = B_CAND + 2 * MAX_CANDIDATES
 #: float64 words of the work space a decision needs (the kernel's ``work_f``): a bid's (above); a card's, the
 #: scores of the legal cards
-WORK_SIZE = max(_B_ACC + 1, MAX_LEGAL)
+WORK_SIZE = max(B_ACC + 1, MAX_LEGAL)
 
 
 @_helper
-def _bid(hand, seat, info, strength, params, config, work):
+def bid_scores(hand, seat, strength, params, config, work):
+    """The bidding model's scores for ``hand`` at ``seat``: passing (0) at ``work[B_SCORES]``, then each
+    declaration the hand may make, its (kind, suit) at ``work[B_CAND + 2 i]``; returns how many declarations.
+    Shared by the model's bid and pimc's inference (the likelihood of a bid)."""
     deck = params[_P_DECK_MASK]
     hs = params[_P_HAND_SIZE]
-    cand = work[_B_CAND:_B_ACC]
+    cand = work[B_CAND:B_ACC]
     n = _candidates_inline(hand, params, cand)
-    scores = work[_B_SCORES:_B_CAND]
-    acc = work[_B_ACC:_B_ACC + 1]
+    scores = work[B_SCORES:B_CAND]
+    acc = work[B_ACC:B_ACC + 1]
     scores[0] = 0.0  # passing
     ruf_base = np.nan  # the Rufspiel's score but for the called suit's features: once for all its suits
     for i in range(n):
@@ -191,6 +194,14 @@ def _bid(hand, seat, info, strength, params, config, work):
         else:
             bid_score(hand, seat, k, s, deck, hs, strength, acc, config, BID_W_AT + k * N_BID)
             scores[i + 1] = acc[0]
+    return n
+
+
+@_helper
+def _bid(hand, seat, info, strength, params, config, work):
+    n = bid_scores(hand, seat, strength, params, config, work)
+    cand = work[B_CAND:B_ACC]
+    scores = work[B_SCORES:B_CAND]
     j = _choose(scores, n + 1, config[C_BID_TEMPERATURE], info)
     if j == 0:
         return PASS
