@@ -153,18 +153,15 @@ def measure(spec: str, rules, analysis: Path, seeds: list[int], workers: int,
                     cell[1] += abs(row["loss"])
                     cell[2] += 1
         per_seed.append(total / count)
+    fine = dict(sorted(fine.items()))  # by trick, then position: the order of the tables
     cells = _summed(fine, lambda t, p, c, r: (t, p))
+    by_trick = _summed(fine, lambda t, p, c, r: ("L" if p == 0 else "F") + str(t))  # a trick's lead, its follows
     roles = _summed({k: v for k, v in fine.items() if role_tricks is None or k[0] in role_tricks},
                     lambda t, p, c, r: (c, r))
-    by_trick: dict[str, list] = {}  # the lead (L) and the follows (F) of each trick, from the positions' cells
-    for (trick, position), (loss, _, n) in sorted(cells.items()):
-        cell = by_trick.setdefault(("L" if position == 0 else "F") + str(trick), [0.0, 0])
-        cell[0] += loss
-        cell[1] += n
     return {"strategy": spec, "games": len(lines), "cards": int(count), "seeds": seeds, "loss": per_seed,
-            "mean": sum(per_seed) / len(per_seed), "by_trick": {k: v[0] / v[1] for k, v in by_trick.items()},
+            "mean": sum(per_seed) / len(per_seed), "by_trick": {k: v[0] / v[2] for k, v in by_trick.items()},
             "by_position": {f"T{t}P{p}": {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds)}
-                            for (t, p), v in sorted(cells.items())},
+                            for (t, p), v in cells.items()},
             "by_role": {f"{c}/{r}": {"loss": v[0] / v[2], "played": v[1] / v[2], "cards": v[2] // len(seeds),
                                      "given_away": (v[0] - v[1]) / len(seeds)}
                         for (c, r), v in sorted(roles.items(), key=lambda kv: -kv[1][2])},
