@@ -138,7 +138,7 @@ _OWN = (
     ("inference", 2.0, "weigh the worlds by how likely the people model makes what the other seats did "
                        "(simkit.strategies.inference): 2 where the ruleset has people weights, 1 always (an error "
                        "without them), 0: all worlds alike"),
-    ("infer_floor", 0.02, "inference: the least probability one observed card or bid counts with"),
+    ("infer_floor", 0.01, "inference: the least probability one observed card or bid counts with"),
     ("infer_temperature", 1.0, "inference: the temperature of the model's softmax (above 1: flatter)"),
     ("infer_candidates", 16.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
                               "likelihood; 1: solve the sampled worlds, each weighted by its likelihood"),
