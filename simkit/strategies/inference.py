@@ -116,7 +116,6 @@ def bid_log_prob(hand, seat, code, params, strength, config, temperature, work):
     return _log_prob(scores, n + 1, j, temperature)
 
 
-
 @jit(_STAMP)
 def world_log_likelihood(world, me, info, strength, eff_suit, params, config, suit_mask, points, floor, temperature,
                          bids, rw, fw):
