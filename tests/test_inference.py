@@ -269,3 +269,20 @@ def test_a_ruleset_without_people_weights_is_one_line():
         _bound("pimc[inference=1]", rules)
     assert "inference" in str(e.value) and "\n" not in str(e.value)
     assert len(_bound("pimc", rules)) < M.CONFIG_LEN  # off: no weights wanted, none bound
+
+
+def test_the_play_model_is_named_people_and_nothing_else():
+    """``pimc[model=people,inference=1]`` (the issue's form) is ``pimc[inference=1]``: the people model is the only
+    play model compiled into pimc's decision. Any other name, or another number in a config given whole, is a
+    one-line StrategyError naming the entry."""
+    rules = load_ruleset("sauspiel")
+    assert np.array_equal(_bound("pimc[model=people,inference=1]", rules), _bound("pimc[inference=1]", rules))
+    for spec in ("pimc[model=heuristic]", "pimc[model=1]", "pimc[model=]"):
+        with pytest.raises(StrategyError) as e:
+            resolve(spec)
+        assert "'model'" in str(e.value) and "people" in str(e.value) and "\n" not in str(e.value)
+    config = resolve("pimc").config.copy()
+    config[pimc.C_MODEL] = 2.0
+    with pytest.raises(StrategyError) as e:
+        resolve("pimc", config=config).config_for(rules)
+    assert "'model'" in str(e.value) and "\n" not in str(e.value)

@@ -45,7 +45,8 @@ def _builtin(name: str) -> Strategy:
                     np.array(getattr(mod, "DEFAULT_CONFIG", np.zeros(0)), np.float64), sid,
                     tuple(getattr(mod, "CONFIG_NAMES", ())), bool(getattr(mod, "USES_SCRATCH", True)),
                     bool(getattr(mod, "SLOW", False)), bind, *natives,
-                    klopfen=getattr(mod, "klopfen", None) or heuristic.klopfen)  # a native seat: the heuristic's
+                    klopfen=getattr(mod, "klopfen", None) or heuristic.klopfen,  # a native seat: the heuristic's
+                    config_choices=dict(getattr(mod, "CONFIG_CHOICES", {})))
 
 
 def available() -> dict[str, str]:
@@ -76,6 +77,13 @@ def _with_settings(base: str, settings: str) -> Strategy:
         if key not in s.config_names:
             known = ", ".join(s.config_names) or "none"
             raise StrategyError(f"strategy {base!r} has no config entry {key!r} (write name=value; entries: {known})")
+        choices = s.config_choices.get(key)
+        if choices is not None:  # an entry written by name: pimc[model=people]
+            if value.strip() not in choices:
+                raise StrategyError(f"config entry {key!r} of strategy {base!r} is one of: {', '.join(choices)}; "
+                                    f"not {value.strip()!r}")
+            config[s.config_names.index(key)] = choices[value.strip()]
+            continue
         try:
             config[s.config_names.index(key)] = float(value)
         except ValueError:

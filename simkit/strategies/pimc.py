@@ -185,7 +185,11 @@ _OWN = (
                       "--mlp-hidden): 2: the cards played unsearched and the tie-break of the searched decisions "
                       "are scored by the best-card weights plus the network; 1: the unsearched cards only; 0: by "
                       "the weights alone"),
+    ("model", 1.0, "the play model the inference weighs the worlds by, written by name: people (the only one: "
+                   "its card probabilities are compiled into pimc's decision)"),
 )
+#: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
+CONFIG_CHOICES = {"model": {"people": 1.0}}
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
 DEFAULT_CONFIG = np.concatenate([_heuristic.DEFAULT_CONFIG, np.array([c[1] for c in _OWN], np.float64)])
@@ -210,6 +214,7 @@ C_BEST_LEAD_CARDS = N_HEURISTIC + 24
 C_POINT_VALUE = N_HEURISTIC + 25
 C_LEAD_WORLDS = N_HEURISTIC + 26
 C_BEST_MLP = N_HEURISTIC + 27
+C_MODEL = N_HEURISTIC + 28
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -1015,6 +1020,9 @@ def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
     from simkit.strategies.strategy import StrategyError
 
     out = values.bind(config, rules)
+    if len(out) > C_MODEL and out[C_MODEL] not in CONFIG_CHOICES["model"].values():
+        raise StrategyError(f"pimc's config entry 'model' is {out[C_MODEL]:g}: the inference's play model is one of "
+                            f"{', '.join(CONFIG_CHOICES['model'])} (written by name)", strategy="pimc")
     inference = out[C_INFERENCE] if len(out) > C_INFERENCE else 0.0
     people_card = len(out) > C_PEOPLE_CARD and out[C_PEOPLE_CARD] > 0
     if inference <= 0 and not people_card:

@@ -84,6 +84,8 @@ class Strategy:
     #: the fourth decision (Klopfen, simkit.strategies.api.KLOPFEN_SIG); None: it never knocks (a native seat
     #: knocks as the heuristic in the kernel)
     klopfen: Any = None
+    #: entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
+    config_choices: dict = field(default_factory=dict)
 
     def fn(self, j: int):
         """Decision ``j`` (0 bid, 1 double, 2 play, 3 klopfen) as passed to the kernel's plug-in tuples."""
