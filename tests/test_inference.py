@@ -15,7 +15,7 @@ from simkit.engine.batch import tables_for
 from simkit.reference import Game
 from simkit.rules import load_ruleset
 from simkit.strategies import heuristic, inference, pimc, resolve
-from simkit.strategies.api import PASS, bid_code
+from simkit.strategies.api import I_BIDS, I_SUIT, I_VARIANT, PASS, bid_code
 from simkit.strategies.people import features as F
 from simkit.strategies.people import model as M
 from simkit.strategies.people import weights as W
@@ -84,12 +84,12 @@ def test_likelihood_is_the_models_probability_of_every_card_played(preset):
         rw = np.zeros(inference.R_SIZE, np.int64)
         fw = np.zeros(inference.F_SIZE)
         got = inference.world_log_likelihood(np.array(hands, np.int64), seat, info, t.strength, t.eff_suit,
-                                             t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, rw, fw)
+                                             t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, 1, rw, fw)
         assert n_terms >= 5
         assert got == pytest.approx(want, abs=1e-9)
         # the floor: every probability at least 1 makes every world alike
         assert inference.world_log_likelihood(np.array(hands, np.int64), seat, info, t.strength, t.eff_suit,
-                                              t.params, config, t.suit_mask, t.points, 1.0, 1.0, False, rw,
+                                              t.params, config, t.suit_mask, t.points, 1.0, 1.0, False, 1, rw,
                                               fw) == 0.0
         checked += 1
     assert checked == 4
@@ -142,7 +142,7 @@ def test_a_world_against_the_models_preference_weighs_less():
 
     def ll(world, seat, info):
         return inference.world_log_likelihood(np.array(world, np.int64), seat, info, t.strength, t.eff_suit,
-                                              t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, rw, fw)
+                                              t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, 1, rw, fw)
 
     less = more = 0
     for game in games:
@@ -190,12 +190,12 @@ def test_each_candidate_world_is_weighed_by_its_likelihood():
             iw, got = pw[pimc.PW_IWORK], pw[pimc.PW_FWORK][pimc.FW_LOGW:pimc.FW_LOGW + 32]
             worlds = [iw[pimc.IW_CAND + 4 * k:pimc.IW_CAND + 4 * k + 4].copy() for k in range(32)]
             ll = np.array([inference.world_log_likelihood(w, seat, info, t.strength, t.eff_suit, t.params, config,
-                                                          t.suit_mask, t.points, floor, temperature, True, rw, fw)
+                                                          t.suit_mask, t.points, floor, temperature, True, 1, rw, fw)
                            for w in worlds])
             np.testing.assert_allclose(got, np.exp(ll - ll.max()), rtol=1e-9, atol=1e-12)
             n = inference.public_steps(seat, info, t.eff_suit, t.strength, t.points, rw)
             parts = sum(inference.seat_log_likelihood(worlds[0][s], s, info, n, t.strength, t.eff_suit, t.params,
-                                                      config, t.suit_mask, floor, temperature, True, rw, fw)
+                                                      config, t.suit_mask, floor, temperature, True, 1, rw, fw)
                         for s in range(4) if s != seat)
             assert parts == pytest.approx(ll[0], abs=1e-9)
             hands_seen = {(s, int(w[s])) for w in worlds for s in range(4) if s != seat}
@@ -228,7 +228,8 @@ def test_inference_off_plays_the_rows_of_before():
     assert _digest(_rows(resolve(old))) == "bce57bda384f745d"  # before inference was built (8a0e33d)
 
 
-@pytest.mark.parametrize("spec", ["pimc[worlds=6,inference=1]", "pimc[worlds=6,inference=1,infer_candidates=1]"])
+@pytest.mark.parametrize("spec", ["pimc[worlds=6,inference=1]", "pimc[worlds=6,inference=1,infer_candidates=1]",
+                                  "pimc[worlds=6,model=heuristic]"])
 def test_inference_is_reproducible_and_plays_other_cards(spec):
     """The same seed gives the same rows however the deals are split, legal complete games, and other cards than
     without inference."""
@@ -244,8 +245,9 @@ def test_inference_is_reproducible_and_plays_other_cards(spec):
     assert (whole["trace_played"] != off["trace_played"]).any()
 
 
+@pytest.mark.parametrize("model", ["people", "heuristic"])
 @pytest.mark.parametrize("kind", ["rufspiel", ("solo", "gras")])
-def test_kernel_and_record_path_choose_alike_with_inference(kind):
+def test_kernel_and_record_path_choose_alike_with_inference(kind, model):
     """The record path (simkit analyze --strategy) binds the weights too and rebuilds the same states: it names
     the card the kernel played at every decision. Forced games, without the bids: the record path gives the
     others a pass where the kernel's forced games have no bids."""
@@ -253,7 +255,7 @@ def test_kernel_and_record_path_choose_alike_with_inference(kind):
     from test_analyze import record_of
 
     rules = load_ruleset("sauspiel")
-    strat = resolve("pimc[worlds=6,inference=1,infer_candidates=3,infer_bids=0]")
+    strat = resolve(f"pimc[worlds=6,inference=1,infer_candidates=3,infer_bids=0,model={model}]")
     g = play_games(0, 1, 6, rules, seats=strat, trace=True, contract=kind, declarer=1)
     for j in range(6):
         row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat",
@@ -271,18 +273,73 @@ def test_a_ruleset_without_people_weights_is_one_line():
     assert len(_bound("pimc", rules)) < M.CONFIG_LEN  # off: no weights wanted, none bound
 
 
-def test_the_play_model_is_named_people_and_nothing_else():
-    """``pimc[model=people,inference=1]`` (the issue's form) is ``pimc[inference=1]``: the people model is the only
-    play model compiled into pimc's decision. Any other name, or another number in a config given whole, is a
-    one-line StrategyError naming the entry."""
+def test_the_play_model_is_named():
+    """``pimc[model=people,inference=1]`` (the issue's form) is ``pimc[inference=1]``; ``model=heuristic`` is the
+    other model pimc's decision has compiled in, and needs no people weights (inference on a ruleset without
+    them). Any other name, or another number in a config given whole, is a one-line StrategyError naming the
+    entry."""
     rules = load_ruleset("sauspiel")
     assert np.array_equal(_bound("pimc[model=people,inference=1]", rules), _bound("pimc[inference=1]", rules))
-    for spec in ("pimc[model=heuristic]", "pimc[model=1]", "pimc[model=]"):
+    plain = load_ruleset("stargames")
+    assert _bound("pimc[model=heuristic,inference=1]", plain)[pimc.C_INFERENCE] == 1
+    assert _bound("pimc[model=heuristic]", plain)[pimc.C_INFERENCE] == 2
+    for spec in ("pimc[model=random]", "pimc[model=1]", "pimc[model=]"):
         with pytest.raises(StrategyError) as e:
             resolve(spec)
         assert "'model'" in str(e.value) and "people" in str(e.value) and "\n" not in str(e.value)
     config = resolve("pimc").config.copy()
-    config[pimc.C_MODEL] = 2.0
+    config[pimc.C_MODEL] = 3.0
     with pytest.raises(StrategyError) as e:
         resolve("pimc", config=config).config_for(rules)
     assert "'model'" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_under_the_heuristic_model_heuristic_players_leave_the_real_world_certain():
+    """``model=heuristic``: a player that always plays the heuristic's card and bids its bid. Where the other seats
+    are heuristic players, the real world has log-likelihood 0 (every card and bid was the heuristic's) at every
+    decision, bids included (the kernel's own bids put back into the replayed state). A card moved between two
+    other seats often leaves the heuristic's choices as they were, but not always: then the world loses the floor
+    once per card or bid that is no longer the heuristic's."""
+    from simkit.engine.game import play_games
+    from test_analyze import record_of
+
+    rules = load_ruleset("sauspiel")
+    t = tables_for(rules)
+    config = np.ascontiguousarray(_bound("pimc[model=heuristic,inference=1]", rules), np.float64)
+    rw = np.zeros(inference.R_SIZE, np.int64)
+    fw = np.zeros(inference.F_SIZE)
+    g = play_games(5, 0, 12, rules, seats="heuristic", trace=True)
+    log_floor = np.log(config[pimc.C_INFER_FLOOR])
+    checked = moved_less = 0
+    for j in range(12):
+        if g["kind"][j] < 0:
+            continue
+        row = {k: g[k][j] for k in ("deal_id", "kind", "suit", "tout", "declarer", "hands", "kontra_seat", "re_seat")}
+        game = parse_game(record_of(row, rules, [int(c) for c in g["trace_played"][j]]), j, rules)
+        for i, seat, hand, legal, info, hands in _decisions(game)[8::5]:
+            info[I_BIDS:I_BIDS + 4] = g["bids"][j]
+
+            def ll(world):
+                return inference.world_log_likelihood(np.array(world, np.int64), seat, info, t.strength, t.eff_suit,
+                                                       t.params, config, t.suit_mask, t.points,
+                                                       config[pimc.C_INFER_FLOOR], 1.0, True,
+                                                       inference.MODEL_HEURISTIC, rw, fw)
+
+            assert ll(hands) == 0.0
+            a, b = [s for s in range(4) if s != seat][:2]
+            for x in range(32):  # the first card of seat a that seat b could have held (same effective suit)
+                for y in range(32):
+                    if hands[a] >> x & 1 and hands[b] >> y & 1 and t.eff_suit[info[I_VARIANT], x] == \
+                            t.eff_suit[info[I_VARIANT], y] and x // 8 != info[I_SUIT] and y // 8 != info[I_SUIT]:
+                        w = list(hands)
+                        w[a] = w[a] & ~(1 << x) | (1 << y)
+                        w[b] = w[b] & ~(1 << y) | (1 << x)
+                        got = ll(w)
+                        assert got <= 0.0 and got / log_floor == pytest.approx(round(got / log_floor))
+                        moved_less += got < 0
+                        break
+                else:
+                    continue
+                break
+            checked += 1
+    assert checked >= 20 and moved_less >= 6, (checked, moved_less)  # measured: 60 and 12

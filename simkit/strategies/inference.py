@@ -1,4 +1,5 @@
-"""Inference for pimc: how likely a world makes what its seat has seen, under the ``people`` model.
+"""Inference for pimc: how likely a world makes what its seat has seen, under the ``people`` model (or the
+heuristic's: pimc's ``model`` entry, :data:`MODEL_HEURISTIC` below).
 
 pimc's worlds (simkit.strategies.worlds) are drawn uniformly among the hidden deals consistent with what the seat
 knows. But the other seats did not play at random: a seat that led a low trump rarely held the top ones. The
@@ -16,6 +17,8 @@ given that world's hands:
 
 Each probability is floored (``infer_floor``: one card people rarely play does not rule a world out) and the
 model's scores may be flattened by a temperature (``infer_temperature``). The log-likelihood is their sum.
+Under the heuristic's model (``model=heuristic``) a seat is a player that always plays the heuristic's card and bids
+the heuristic's bid: those have probability 1, anything else the floor. It needs no people weights.
 
 The sum falls apart by seat: each seat's part (:func:`seat_log_likelihood`) depends only on the hand that seat
 holds in the world, since the info words each of its cards was played under are public. So a decision replays the
@@ -71,6 +74,9 @@ DEPENDENCIES = sorted(set(files("strategies/inference", "engine/jitcache", "rule
                           + _h.DEPENDENCIES))
 _STAMP = source_stamp(DEPENDENCIES)
 
+#: the play models a world's likelihood is computed under (pimc's ``model`` entry): the people model's softmax;
+#: the heuristic as a player that always plays its card and bids its bid (probability 1, anything else the floor)
+MODEL_PEOPLE, MODEL_HEURISTIC = 1, 2
 #: the smallest floor taken (so a world's weight, exp of at most ~35 floored logs, never underflows)
 MIN_FLOOR = 1e-6
 #: int64 work words: the replayed info, then the public steps (:func:`public_steps`)
@@ -118,17 +124,18 @@ def bid_log_prob(hand, seat, code, params, strength, config, temperature, work):
 
 @jit(_STAMP)
 def world_log_likelihood(world, me, info, strength, eff_suit, params, config, suit_mask, points, floor, temperature,
-                         bids, rw, fw):
+                         bids, model, rw, fw):
     """The log-likelihood of a world (``world``: the hidden hands now, int64[4]) for seat ``me``: the sum over every
-    card another seat played so far (and, ``bids``, each other seat's bid) of log max(model probability, floor).
-    ``config`` holds the people weights (from people.model.BID_W_AT on); ``rw``/``fw`` int64[R_SIZE] and
+    card another seat played so far (and, ``bids``, each other seat's bid) of log max(model probability, floor),
+    under ``model`` (MODEL_PEOPLE, MODEL_HEURISTIC). ``config`` holds the heuristic's entries and value table and,
+    for the people model, its weights (from people.model.BID_W_AT on); ``rw``/``fw`` int64[R_SIZE] and
     float64[F_SIZE] work space. The sum of :func:`seat_log_likelihood` over the other seats."""
     n_steps = public_steps(me, info, eff_suit, strength, points, rw)
     ll = 0.0
     for s in range(4):
         if s != me:
             ll += seat_log_likelihood(world[s], s, info, n_steps, strength, eff_suit, params, config, suit_mask,
-                                      floor, temperature, bids, rw, fw)
+                                      floor, temperature, bids, model, rw, fw)
     return ll
 
 
@@ -209,9 +216,11 @@ def public_steps(me, info, eff_suit, strength, points, rw):
 
 @jit(_STAMP)
 def seat_log_likelihood(hand_now, s, info, n_steps, strength, eff_suit, params, config, suit_mask, floor,
-                        temperature, bids, rw, fw):
+                        temperature, bids, model, rw, fw):
     """Seat ``s``'s part of a world's log-likelihood, given the hand it holds now in that world (``hand_now``): its
-    bid (``bids``) and every card it played with a choice, under the people model, each probability floored at
+    bid (``bids``) and every card it played with a choice, under the people model (``model`` MODEL_PEOPLE) or the
+    heuristic (MODEL_HEURISTIC: its own bid and card have probability 1, every other the floor; the bid as the
+    heuristic's bidder makes it with the bids of the seats before, which ``info`` holds), each probability floored at
     ``floor``; ``rw`` holds the ``n_steps`` public steps of :func:`public_steps`. A world's likelihood is the sum
     of its seats' parts, and a part depends on that seat's hand alone (pimc computes it once per hand)."""
     log_floor = np.log(max(floor, MIN_FLOOR))
@@ -222,7 +231,11 @@ def seat_log_likelihood(hand_now, s, info, n_steps, strength, eff_suit, params, 
     hand = hand_now | info[I_PLAYED_BY + s]  # as dealt
     ll = 0.0
     if bids and info[I_BIDS + s] != NOT_ASKED:
-        ll += max(bid_log_prob(hand, s, info[I_BIDS + s], params, strength, config, temperature, fw), log_floor)
+        if model == MODEL_HEURISTIC:
+            if _h._bid(hand, s, info, strength, params, config, config.shape[0]) != info[I_BIDS + s]:
+                ll += log_floor
+        else:
+            ll += max(bid_log_prob(hand, s, info[I_BIDS + s], params, strength, config, temperature, fw), log_floor)
     called = info[I_SUIT] if kind == RUFSPIEL else -1
     ace_bit = np.int64(1) << np.int64(8 * called + 7) if called >= 0 else np.int64(0)
     called_mask = np.int64(suit_mask[v, called]) if called >= 0 else np.int64(0)
@@ -246,9 +259,13 @@ def seat_log_likelihood(hand_now, s, info, n_steps, strength, eff_suit, params, 
             out = deck & ~r[I_PLAYED] & ~hand
             hc = _h._play(hand, legal, s, r, strength, eff_suit, config, deck, tm, out, step[E_BEST_CARD],
                           step[E_BEST_SEAT], step[E_TP])
-            n = card_scores(hand, legal, s, r, strength, eff_suit, config, deck, hc, fw)
-            j = popcount(legal & ((np.int64(1) << c) - 1))
-            ll += max(_log_prob(fw, n, j, temperature), log_floor)
+            if model == MODEL_HEURISTIC:
+                if hc != c:
+                    ll += log_floor
+            else:
+                n = card_scores(hand, legal, s, r, strength, eff_suit, config, deck, hc, fw)
+                j = popcount(legal & ((np.int64(1) << c) - 1))
+                ll += max(_log_prob(fw, n, j, temperature), log_floor)
         hand &= ~(np.int64(1) << c)
     return ll
 

@@ -36,7 +36,9 @@ ruleset are bound into the config (:func:`bind`; sauspiel and sauspiel-short); e
 one-line error (with ``inference=1``; the default 2 plays without it there). Measured (docs/strategies.md,
 "Inference"); off, with the other switches of later (``points_from``, ``people_card``, ``people_tricks``,
 ``lead_budget``) off too, the rows are those of before.
-The model is the people model only (not pluggable: its kernels are compiled into :func:`decide`).
+The model is the ``model`` entry: ``people`` (the default) or ``heuristic`` (a player that always plays the
+heuristic's card and bids its bid; needs no weights, so its inference runs on every ruleset). Both are compiled
+into :func:`decide` (simkit.strategies.inference); a plug-in's play cannot be a model.
 
 Reproducible: the worlds are drawn from the seat's own random stream, and every decision starts a fresh generation
 of the solver's table, so a choice depends only on what the seat knows and its stream, never on what the process
@@ -135,9 +137,9 @@ _OWN = (
                              "question), not its Schneider/Schwarz level"),
     ("bid_weight", 1.0, "a world's weight is multiplied by this for each other seat whose bid the heuristic would "
                         "not have made with that world's hand (1: all worlds alike; 0: such worlds are redrawn)"),
-    ("inference", 2.0, "weigh the worlds by how likely the people model makes what the other seats did "
+    ("inference", 2.0, "weigh the worlds by how likely the model (model) makes what the other seats did "
                        "(simkit.strategies.inference): 2 where the ruleset has people weights, 1 always (an error "
-                       "without them), 0: all worlds alike"),
+                       "without them, unless model=heuristic, which needs none), 0: all worlds alike"),
     ("infer_floor", 0.01, "inference: the least probability one observed card or bid counts with"),
     ("infer_temperature", 1.0, "inference: the temperature of the model's softmax (above 1: flatter)"),
     ("infer_candidates", 16.0, "inference: k > 1: draw k x worlds candidates and solve worlds of them resampled by "
@@ -185,11 +187,11 @@ _OWN = (
                       "--mlp-hidden): 2: the cards played unsearched and the tie-break of the searched decisions "
                       "are scored by the best-card weights plus the network; 1: the unsearched cards only; 0: by "
                       "the weights alone"),
-    ("model", 1.0, "the play model the inference weighs the worlds by, written by name: people (the only one: "
-                   "its card probabilities are compiled into pimc's decision)"),
+    ("model", 1.0, "the play model the inference weighs the worlds by, written by name: people (its card and bid "
+                   "probabilities) or heuristic (a player that always plays the heuristic's card and bids its bid)"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
-CONFIG_CHOICES = {"model": {"people": 1.0}}
+CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
 N_HEURISTIC = len(_heuristic.DEFAULT_CONFIG)
 CONFIG_NAMES = _heuristic.CONFIG_NAMES + tuple(c[0] for c in _OWN)
 DEFAULT_CONFIG = np.concatenate([_heuristic.DEFAULT_CONFIG, np.array([c[1] for c in _OWN], np.float64)])
@@ -346,12 +348,18 @@ def _seat_part(h, s2, info, n_steps, strength, eff_suit, params, config, suit_ma
         probes += 1
     part = _inference.seat_log_likelihood(h, s2, info, n_steps, strength, eff_suit, params, config, suit_mask,
                                           config[C_INFER_FLOOR], config[C_INFER_TEMPERATURE],
-                                          config[C_INFER_BIDS] > 0, iw[0:_inference.R_SIZE],
+                                          config[C_INFER_BIDS] > 0, _model(config), iw[0:_inference.R_SIZE],
                                           fw[0:_inference.F_SIZE])
     if probes < MEMO_SLOTS:
         keys[base + slot] = h + 1
         parts[base + slot] = part
     return part
+
+
+@njit(cache=True, inline="always")
+def _model(config):
+    """The inference's play model (inference.MODEL_PEOPLE, MODEL_HEURISTIC): the ``model`` entry."""
+    return np.int64(config[C_MODEL]) if config.shape[0] > C_MODEL else np.int64(_inference.MODEL_PEOPLE)
 
 
 @njit(cache=True, inline="always")
@@ -533,8 +541,9 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     # weighting by the bids: only when the bids were made (not in forced games) and bid_weight < 1
     w_miss = np.int64(round(config[C_BID_WEIGHT] * WEIGHT_ONE))
     weigh = w_miss < WEIGHT_ONE and info[I_BIDS + seat] != NOT_ASKED
-    # inference (simkit.strategies.inference): only with the people weights bound into the config
-    infer = config[C_INFERENCE] > 0 and people
+    # inference (simkit.strategies.inference): the people model only with its weights bound into the config, the
+    # heuristic anywhere (its card and bid are in every config); neither knows a Bettel or a Ramsch
+    infer = config[C_INFERENCE] > 0 and kind < BETTEL and (people or _model(config) == _inference.MODEL_HEURISTIC)
     iw = pw[PW_IWORK]
     fw = pw[PW_FWORK]
     fsums = fw[FW_SUMS:FW_SUMS + 32]
@@ -1030,6 +1039,8 @@ def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
     try:
         path, bid_w, play_w, _ = people_weights.find(rules)
     except StrategyError as e:
+        if len(out) > C_MODEL and out[C_MODEL] == _inference.MODEL_HEURISTIC:  # needs no weights: inference stays
+            return out, False
         if inference != 1:  # where the ruleset has weights (the default): without them, no inference
             if inference > 0:
                 out = out.copy()
