@@ -206,6 +206,10 @@ def summary(out: Path, objective: str, strategies: list[str]) -> dict:
         tables["by_player"] = players
     if strategies:
         tables["by_strategy"] = by_strategy(decisions, strategies, objective)
+        head["by_strategy"] = [{k: _finite(r[k]) for k in ("strategy", "graded", "unit", "choices", "agreement",
+                                                           "mean_loss", "loss_low", "loss_high",
+                                                           "recorded_mean_loss")}
+                               for r in tables["by_strategy"].iter_rows(named=True)]
     return {"objective": objective, **head, "tables": tables}
 
 

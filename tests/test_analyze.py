@@ -353,6 +353,15 @@ def test_cli(tmp_path):
     assert head["games"] == len(_games(DEMO)) and head["bad_records"] == 0
     r = run_cli("analyze", str(classic), "--out", str(tmp_path / "o"), "--objective", "win")
     assert r.returncode == 2 and "--force" in r.stderr  # an analysis is never overwritten silently
+    # --strategy: its loss beside the recorded cards', in summary.json and a console line per strategy
+    r = run_cli("analyze", str(classic), "--out", str(tmp_path / "h"), "--strategy", "heuristic", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    line = [x for x in r.stdout.splitlines() if x.startswith("--strategy heuristic (points)")]
+    head = json.loads((tmp_path / "h" / "summary.json").read_text())
+    (row,) = head["by_strategy"]
+    assert row["strategy"] == "heuristic" and row["choices"] == head["choices"] > 0
+    assert len(line) == 1 and f"loss {row['mean_loss']:.3f} a choice" in line[0]
+    assert f"recorded cards' {head['mean_loss']:.3f}" in line[0]
     r = run_cli("analyze", str(DEMO), "--objective", "nope", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "objective" in r.stderr
     r = run_cli("analyze", str(tmp_path / "missing.jsonl"))

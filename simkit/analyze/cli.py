@@ -84,6 +84,14 @@ def _print_summary(head: dict, result, console) -> None:
         loss = "-" if u["mean_loss"] is None or u["choices"] == 0 else f"{u['mean_loss']:.3f}"
         rows.append((f"mean loss a choice ({u['graded']})", f"{loss} {u['unit']}; {u['choices']:,} choices, "
                      f"{u['blunders']:,} blunders in {u['contracts'] or 'no choices'}"))
+    # --strategy: its loss beside the recorded players' on the same choices (issue 31's figure), per unit
+    for r in head.get("by_strategy", []):
+        if not r["choices"] or r["mean_loss"] is None:
+            continue
+        rows.append((f"--strategy {r['strategy']} ({r['graded']})",
+                     f"loss {r['mean_loss']:.3f} a choice [{r['loss_low']:.3f}, {r['loss_high']:.3f}] against the "
+                     f"recorded cards' {r['recorded_mean_loss']:.3f}; the recorded card {100 * r['agreement']:.1f}% "
+                     f"of choices"))
     rows += [("blunders", f"{head['blunders']:,}"),
              ("games decided by a mistake", f"{head['games_decided_by_a_mistake']:,}"),
              ("time", f"{head['seconds']:.1f} s ({rate:,.1f} games/s, median {head['median_ms_per_game'] or 0:.0f} "
