@@ -332,3 +332,50 @@ def test_the_shipped_weights_bind_their_network(preset):
     assert np.array_equal(cfg[pimc.BEST_MLP_AT + 1:], mlp.ravel())
     assert len(resolve("pimc[best_mlp=0]").config_for(rules)) == pimc._BEST_CONFIG_LEN
     assert len(resolve("pimc[best_card=0]").config_for(rules)) < pimc._BEST_CONFIG_LEN
+
+
+def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path, monkeypatch):
+    """Cards tied at the best summed gain go to the tied card the best-card weights (and network) score highest,
+    not to the cheapest: at every searched decision with a tie, pimc's card is the highest-scoring card of the tie
+    (the reference: best.mlp_scores, with a random network so that scores differ), whether or not the
+    likeliest card overall is among the tied."""
+    from simkit.strategies import pimc
+
+    rules = load_ruleset("sauspiel")
+    _, bid_w, play_w, meta = W.find(rules)
+    rng = np.random.default_rng(5)
+    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
+    mlp = rng.normal(size=(6, W.MLP_ROW))
+    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
+    games = _real_long_games(tmp_path, 8)
+    deals = [g for _, g, err in read_file(games, rules) if g is not None]
+    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    config = np.ascontiguousarray(resolve("pimc[worlds=6,node_budget=20000]").config_for(rules), np.float64)
+    t = tables_for(rules)
+    fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
+    ties = pref_out = 0
+    for game in deals:
+        def ask(i, seat, hand, legal, info):
+            nonlocal ties, pref_out
+            if legal & (legal - 1) == 0:
+                return game.plays[i]
+            card = pimc.play(np.int64(hand), np.int64(legal), np.int64(seat), info, t.strength, t.eff_suit,
+                             t.params, config)
+            pw = pimc._python_context(t.strength, t.eff_suit, t.params)[1]
+            if pw[pimc.PW_THR][16] == 0:  # unsearched, or no world solved
+                return game.plays[i]
+            sums = pw[pimc.PW_FWORK][pimc.FW_SUMS:pimc.FW_SUMS + 32]
+            ctx, cards, _ = decision_features(t, hand, legal, seat, info, fp)
+            score = dict(zip(cards, B.mlp_scores(fp[:len(cards)], np.full(len(cards), ctx), best_w, mlp)))
+            top = max(sums[c] for c in cards)
+            tied = [c for c in cards if sums[c] == top]
+            if len(tied) > 1:
+                want = max(tied, key=score.get)
+                if sum(score[c] == score[want] for c in tied) == 1:  # equal scores: the cheapest decides
+                    assert card == want, (game.game_id, i)
+                    ties += 1
+                    pref_out += max(cards, key=score.get) not in tied
+            return game.plays[i]
+
+        walk(game, ask)
+    assert ties >= 20 and pref_out >= 3, (ties, pref_out)

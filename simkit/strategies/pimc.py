@@ -260,7 +260,8 @@ FW_MEMO = FW_LOGW + MAX_CANDIDATES
 FW_BID = FW_MEMO + 4 * MEMO_SLOTS  # then the bid evaluation's (BF_*)
 FW_FEAT = FW_BID + _pimc_bid.BF_SIZE  # then the play features of the legal cards (the best-card network's input)
 FW_NONZERO = FW_FEAT + MAX_LEGAL * N_PLAY  # then the indices of one card's features that are not 0
-FW_SIZE = FW_NONZERO + N_PLAY
+FW_PREF = FW_NONZERO + N_PLAY  # then the tie-break's score of each legal card (by card)
+FW_SIZE = FW_PREF + 32
 
 #: the files its kernels compile in (the on-disk cache is keyed on all of them, simkit.engine.jitcache): the
 #: heuristic too (its config length places pimc's entries, C_WORLDS, ..., constants compiled into decide), and every
@@ -442,6 +443,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
     # (the people model knows the six classic contracts only: a Bettel or a Ramsch keeps the heuristic's card)
     people = config.shape[0] >= _PEOPLE_CONFIG_LEN and kind < BETTEL
+    ranked = False  # the tie-break's scores of the legal cards are in pw[PW_FWORK][FW_PREF:] (best_card 2)
     pref = heur_card
     searched = legal  # the cards searched: all, or the people model's likeliest (root_cards, root_gap)
     if people and config.shape[0] > C_PEOPLE_CARD and config[C_PEOPLE_CARD] > 0:
@@ -463,6 +465,16 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
                               pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
                               config[C_BEST_MLP] > 1)
             searched |= np.int64(1) << np.int64(pref)
+            # a tie at the best sum goes to the tied card these scores rank highest (the inference reuses
+            # ``scores`` as work space, so they are kept by card)
+            m = legal
+            j = 0
+            while m != 0:
+                c = cttz(m)
+                m &= m - 1
+                pw[PW_FWORK][FW_PREF + c] = scores[j]
+                j += 1
+            ranked = True
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
         return pref
@@ -635,7 +647,9 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         return pref
     best = pref
     m = searched
-    while m != 0:  # the best total; on a tie the preferred card, else the cheapest, then the weakest
+    # the best total; on a tie the tied card the best-card scores rank highest (ranked), else the preferred card,
+    # else the cheapest, then the weakest
+    while m != 0:
         c = cttz(m)
         m &= m - 1
         if infer:
@@ -644,8 +658,15 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         else:
             better = sums[c] > sums[best]
             tie = sums[c] == sums[best]
-        if better or (tie and best != pref and
-                      _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)):
+        if tie and not better:
+            cheaper = _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)
+            if ranked:
+                pc = pw[PW_FWORK][FW_PREF + c]
+                pb = pw[PW_FWORK][FW_PREF + best]
+                better = pc > pb or (pc == pb and cheaper)
+            else:
+                better = best != pref and cheaper
+        if better:
             best = c
     return best
 
