@@ -230,19 +230,27 @@ def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch)
         assert len(advise(resolve(spec), game)) == 32
 
 
+def _random_network_games(tmp_path, monkeypatch, seed: int, n: int):
+    """(rules, ``n`` parsed real long-deck games, best-card weights, network): a weights file with the shipped
+    people weights and random best-card weights and network (so that their card differs from the weights'
+    alone), made the one pimc binds."""
+    rules = load_ruleset("sauspiel")
+    _, bid_w, play_w, meta = W.find(rules)
+    rng = np.random.default_rng(seed)
+    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
+    mlp = rng.normal(size=(6, W.MLP_ROW))
+    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
+    games = _real_long_games(tmp_path, n)
+    deals = [g for _, g, err in read_file(games, rules) if g is not None]
+    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    return rules, deals, best_w, mlp
+
+
 def test_pimc_plays_the_best_card_network_where_it_should(tmp_path, monkeypatch):
     """With a best-card network in the file (random, so that its card differs from the weights' alone), pimc's
     unsearched cards are the likeliest by the weights plus the network (the reference: best.mlp_scores); with
     ``best_mlp=0`` by the weights alone."""
-    rules = load_ruleset("sauspiel")
-    _, bid_w, play_w, meta = W.find(rules)
-    rng = np.random.default_rng(4)
-    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
-    mlp = rng.normal(size=(6, W.MLP_ROW))
-    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
-    games = _real_long_games(tmp_path, 6)
-    deals = [g for _, g, err in read_file(games, rules) if g is not None]
-    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    rules, deals, best_w, mlp = _random_network_games(tmp_path, monkeypatch, 4, 6)
     spec = "pimc[worlds=4,node_budget=4000]"
     t = tables_for(rules)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
@@ -341,15 +349,7 @@ def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path,
     likeliest card overall is among the tied."""
     from simkit.strategies import pimc
 
-    rules = load_ruleset("sauspiel")
-    _, bid_w, play_w, meta = W.find(rules)
-    rng = np.random.default_rng(5)
-    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
-    mlp = rng.normal(size=(6, W.MLP_ROW))
-    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
-    games = _real_long_games(tmp_path, 8)
-    deals = [g for _, g, err in read_file(games, rules) if g is not None]
-    monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
+    rules, deals, best_w, mlp = _random_network_games(tmp_path, monkeypatch, 5, 8)
     config = np.ascontiguousarray(resolve("pimc[worlds=6,node_budget=20000]").config_for(rules), np.float64)
     t = tables_for(rules)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
