@@ -175,7 +175,8 @@ _OWN = (
                       "people-model log-probability is within this of the likeliest's (0: all)"),
     ("best_card", 2.0, "where the ruleset's people weights have best-card weights (simkit train best): 1: the "
                        "cards played unsearched (people_tricks, best_lead_cards) are their likeliest card in place of "
-                       "the people model's; 2: the tie-break and fallback too; 0: off"),
+                       "the people model's; 2: the fallback too, and a tie goes to the tied card they score highest; "
+                       "0: off"),
     ("best_lead_cards", 6.0, "with best_card: a lead with at least this many cards in hand is the best-card "
                              "weights' likeliest card, unsearched (the long deck's first three tricks, the short "
                              "deck's first; 0: every lead)"),
