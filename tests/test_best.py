@@ -342,15 +342,18 @@ def test_the_shipped_weights_bind_their_network(preset):
     assert len(resolve("pimc[best_card=0]").config_for(rules)) < pimc._BEST_CONFIG_LEN
 
 
-def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path, monkeypatch):
-    """Cards tied at the best summed gain go to the tied card the best-card weights (and network) score highest,
-    not to the cheapest: at every searched decision with a tie, pimc's card is the highest-scoring card of the tie
-    (the reference: best.mlp_scores, with a random network so that scores differ), whether or not the
-    likeliest card overall is among the tied."""
+@pytest.mark.parametrize("tie_people", [0.0, 2.0])
+def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path, monkeypatch, tie_people):
+    """Cards tied at the best summed gain go to the tied card with the highest tie-break score, not to the cheapest:
+    the best-card weights' and network's score (the reference: best.mlp_scores, with a random network so that
+    scores differ) plus ``tie_people`` x the people model's (its play features times its play weights), at every
+    searched decision with a tie, whether or not the likeliest card overall is among the tied."""
     from simkit.strategies import pimc
 
     rules, deals, best_w, mlp = _random_network_games(tmp_path, monkeypatch, 5, 8)
-    config = np.ascontiguousarray(resolve("pimc[worlds=6,node_budget=20000]").config_for(rules), np.float64)
+    _, _, play_w, _ = W.find(rules)
+    config = np.ascontiguousarray(resolve(f"pimc[worlds=6,node_budget=20000,tie_people={tie_people}]")
+                                  .config_for(rules), np.float64)
     t = tables_for(rules)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
     ties = pref_out = 0
@@ -366,12 +369,14 @@ def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path,
                 return game.plays[i]
             sums = pw[pimc.PW_FWORK][pimc.FW_SUMS:pimc.FW_SUMS + 32]
             ctx, cards, _ = decision_features(t, hand, legal, seat, info, fp)
-            score = dict(zip(cards, B.mlp_scores(fp[:len(cards)], np.full(len(cards), ctx), best_w, mlp)))
+            x = fp[:len(cards)]
+            score = dict(zip(cards, B.mlp_scores(x, np.full(len(cards), ctx), best_w, mlp)
+                             + tie_people * (x @ play_w[ctx])))
             top = max(sums[c] for c in cards)
             tied = [c for c in cards if sums[c] == top]
             if len(tied) > 1:
                 want = max(tied, key=score.get)
-                if sum(score[c] == score[want] for c in tied) == 1:  # equal scores: the cheapest decides
+                if sum(abs(score[c] - score[want]) < 1e-9 for c in tied) == 1:  # else the cheapest decides
                     assert card == want, (game.game_id, i)
                     ties += 1
                     pref_out += max(cards, key=score.get) not in tied

@@ -190,6 +190,8 @@ _OWN = (
                       "the weights alone"),
     ("model", 1.0, "the play model the inference weighs the worlds by, written by name: people (its card and bid "
                    "probabilities) or heuristic (a player that always plays the heuristic's card and bids its bid)"),
+    ("tie_people", 2.0, "with best_card 2: a tie at the best sum goes to the tied card whose best-card score plus "
+                        "this times its people-model score (logit) is highest (0: the best-card score alone)"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -218,6 +220,7 @@ C_POINT_VALUE = N_HEURISTIC + 25
 C_LEAD_WORLDS = N_HEURISTIC + 26
 C_BEST_MLP = N_HEURISTIC + 27
 C_MODEL = N_HEURISTIC + 28
+C_TIE_PEOPLE = N_HEURISTIC + 29
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -461,20 +464,16 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
                                       scores)
         if unsearched:
             return pref
-        if best_card > 1:
+        if best_card > 1:  # the tie-break's score of each card: first the people model's share (tie_people)
+            tie_people = config[C_TIE_PEOPLE] if config.shape[0] > C_TIE_PEOPLE else 0.0
+            _scores_by_card(legal, scores, tie_people, pw[PW_FWORK][FW_PREF:FW_PREF + 32], False)
             pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
                               pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
                               config[C_BEST_MLP] > 1)
             searched |= np.int64(1) << np.int64(pref)
-            # a tie at the best sum goes to the tied card these scores rank highest (the inference reuses
-            # ``scores`` as work space, so they are kept by card)
-            m = legal
-            j = 0
-            while m != 0:
-                c = cttz(m)
-                m &= m - 1
-                pw[PW_FWORK][FW_PREF + c] = scores[j]
-                j += 1
+            # a tie at the best sum goes to the tied card these scores (plus the people model's share) rank
+            # highest; the inference reuses ``scores`` as work space, so they are kept by card
+            _scores_by_card(legal, scores, 1.0, pw[PW_FWORK][FW_PREF:FW_PREF + 32], True)
             ranked = True
     knowledge(hand, seat, info, eff_suit, suit_mask, params, work)
     if count_worlds(work, counts, pw[PW_BINOM]) == 0:
@@ -648,8 +647,8 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         return pref
     best = pref
     m = searched
-    # the best total; on a tie the tied card the best-card scores rank highest (ranked), else the preferred card,
-    # else the cheapest, then the weakest
+    # the best total; on a tie the tied card the tie-break's scores rank highest (ranked: the best-card score plus
+    # tie_people x the people model's), else the preferred card, else the cheapest, then the weakest
     while m != 0:
         c = cttz(m)
         m &= m - 1
@@ -670,6 +669,19 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         if better:
             best = c
     return best
+
+
+@njit(cache=True, inline="always")
+def _scores_by_card(legal, scores, weight, by_card, add):
+    """``by_card[c]`` = (``by_card[c]`` if ``add`` else 0) + ``weight`` x the score of legal card ``c`` (``scores``
+    in the order of the legal cards)."""
+    m = legal
+    j = 0
+    while m != 0:
+        c = cttz(m)
+        m &= m - 1
+        by_card[c] = (by_card[c] if add else 0.0) + weight * scores[j]
+        j += 1
 
 
 @njit(cache=True, inline="always")
