@@ -23,6 +23,9 @@ from simkit.strategies.strategy import StrategyError
 from test_analyze import _kernel_games
 
 
+PEOPLE = inference.MODEL_PEOPLE  # the likelihood under the people model
+
+
 def _decisions(game):
     """(i, seat, hand, legal, info, every seat's hand) at every decision of a recorded game."""
     pos = game.opening
@@ -84,13 +87,14 @@ def test_likelihood_is_the_models_probability_of_every_card_played(preset):
         rw = np.zeros(inference.R_SIZE, np.int64)
         fw = np.zeros(inference.F_SIZE)
         got = inference.world_log_likelihood(np.array(hands, np.int64), seat, info, t.strength, t.eff_suit,
-                                             t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, 1, rw, fw)
+                                             t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, PEOPLE,
+                                             rw, fw)
         assert n_terms >= 5
         assert got == pytest.approx(want, abs=1e-9)
         # the floor: every probability at least 1 makes every world alike
         assert inference.world_log_likelihood(np.array(hands, np.int64), seat, info, t.strength, t.eff_suit,
-                                              t.params, config, t.suit_mask, t.points, 1.0, 1.0, False, 1, rw,
-                                              fw) == 0.0
+                                              t.params, config, t.suit_mask, t.points, 1.0, 1.0, False, PEOPLE,
+                                              rw, fw) == 0.0
         checked += 1
     assert checked == 4
 
@@ -142,7 +146,8 @@ def test_a_world_against_the_models_preference_weighs_less():
 
     def ll(world, seat, info):
         return inference.world_log_likelihood(np.array(world, np.int64), seat, info, t.strength, t.eff_suit,
-                                              t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, 1, rw, fw)
+                                              t.params, config, t.suit_mask, t.points, 0.0, 1.0, False, PEOPLE,
+                                              rw, fw)
 
     less = more = 0
     for game in games:
@@ -190,12 +195,14 @@ def test_each_candidate_world_is_weighed_by_its_likelihood():
             iw, got = pw[pimc.PW_IWORK], pw[pimc.PW_FWORK][pimc.FW_LOGW:pimc.FW_LOGW + 32]
             worlds = [iw[pimc.IW_CAND + 4 * k:pimc.IW_CAND + 4 * k + 4].copy() for k in range(32)]
             ll = np.array([inference.world_log_likelihood(w, seat, info, t.strength, t.eff_suit, t.params, config,
-                                                          t.suit_mask, t.points, floor, temperature, True, 1, rw, fw)
+                                                          t.suit_mask, t.points, floor, temperature, True, PEOPLE,
+                                                          rw, fw)
                            for w in worlds])
             np.testing.assert_allclose(got, np.exp(ll - ll.max()), rtol=1e-9, atol=1e-12)
             n = inference.public_steps(seat, info, t.eff_suit, t.strength, t.points, rw)
             parts = sum(inference.seat_log_likelihood(worlds[0][s], s, info, n, t.strength, t.eff_suit, t.params,
-                                                      config, t.suit_mask, floor, temperature, True, 1, rw, fw)
+                                                      config, t.suit_mask, floor, temperature, True, PEOPLE, rw,
+                                                      fw)
                         for s in range(4) if s != seat)
             assert parts == pytest.approx(ll[0], abs=1e-9)
             hands_seen = {(s, int(w[s])) for w in worlds for s in range(4) if s != seat}
@@ -327,19 +334,17 @@ def test_under_the_heuristic_model_heuristic_players_leave_the_real_world_certai
 
             assert ll(hands) == 0.0
             a, b = [s for s in range(4) if s != seat][:2]
-            for x in range(32):  # the first card of seat a that seat b could have held (same effective suit)
-                for y in range(32):
-                    if hands[a] >> x & 1 and hands[b] >> y & 1 and t.eff_suit[info[I_VARIANT], x] == \
-                            t.eff_suit[info[I_VARIANT], y] and x // 8 != info[I_SUIT] and y // 8 != info[I_SUIT]:
-                        w = list(hands)
-                        w[a] = w[a] & ~(1 << x) | (1 << y)
-                        w[b] = w[b] & ~(1 << y) | (1 << x)
-                        got = ll(w)
-                        assert got <= 0.0 and got / log_floor == pytest.approx(round(got / log_floor))
-                        moved_less += got < 0
-                        break
-                else:
-                    continue
-                break
+            v = info[I_VARIANT]
+            # a card of seat a and one of seat b of the same effective suit, neither of the called suit, swapped
+            swaps = [(x, y) for x in range(32) for y in range(32) if hands[a] >> x & 1 and hands[b] >> y & 1
+                     and t.eff_suit[v, x] == t.eff_suit[v, y] and info[I_SUIT] not in (x // 8, y // 8)]
+            if swaps:
+                x, y = swaps[0]
+                w = list(hands)
+                w[a] = w[a] & ~(1 << x) | (1 << y)
+                w[b] = w[b] & ~(1 << y) | (1 << x)
+                got = ll(w)
+                assert got <= 0.0 and got / log_floor == pytest.approx(round(got / log_floor))
+                moved_less += got < 0
             checked += 1
     assert checked >= 20 and moved_less >= 6, (checked, moved_less)  # measured: 60 and 12
