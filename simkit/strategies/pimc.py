@@ -658,7 +658,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         else:
             better = sums[c] > sums[best]
             tie = sums[c] == sums[best]
-        if tie and not better:
+        if tie:
             cheaper = _cost(c, v, points, eff_suit) < _cost(best, v, points, eff_suit)
             if ranked:
                 pc = pw[PW_FWORK][FW_PREF + c]
