@@ -179,7 +179,7 @@ def test_each_candidate_world_is_weighed_by_its_likelihood():
     and bids, and the parts of a world add up to its log-likelihood."""
     rules, games = _games("sauspiel", 6, 3)
     t = tables_for(rules)
-    spec = "pimc[worlds=4,infer_candidates=8,best_card=0,people_tricks=0,lead_worlds=1]"
+    spec = "pimc[worlds=4,infer_candidates=8,best_card=0,people_tricks=0,lead_worlds=1,late_cards=0]"
     config = np.ascontiguousarray(_bound(spec, rules), np.float64)
     floor, temperature = config[pimc.C_INFER_FLOOR], config[pimc.C_INFER_TEMPERATURE]
     rw = np.zeros(inference.R_SIZE, np.int64)
@@ -229,9 +229,9 @@ def test_inference_off_plays_the_rows_of_before():
     rows before the change), once the later switches are off too."""
     # the bidding of before (bid_eval, double_eval: simkit.strategies.pimc_bid), payout levels only, the
     # heuristic's card as tie-break, one budget for every decision (points_from, people_card, people_tricks,
-    # lead_budget, lead_worlds), and the budget of before (node_budget)
+    # lead_budget, lead_worlds, late_cards), and the budget of before (node_budget)
     old = ("pimc[worlds=6,node_budget=40000,bid_eval=0,double_eval=0,points_from=0,people_card=0,people_tricks=0,"
-           "lead_budget=1,inference=0,lead_worlds=1]")
+           "lead_budget=1,inference=0,lead_worlds=1,late_cards=0]")
     assert _digest(_rows(resolve(old))) == "bce57bda384f745d"  # before inference was built (8a0e33d)
 
 

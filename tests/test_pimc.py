@@ -524,7 +524,7 @@ def test_points_mode_keeps_the_payout_and_breaks_its_ties_by_points(kind):
     card has the best of its sums."""
     rules = load_ruleset("sauspiel")
     t = tables_for(rules)
-    base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0,lead_worlds=1"
+    base = "pimc[worlds=3,node_budget=0,inference=0,people_card=0,people_tricks=0,lead_worlds=1,late_cards=0"
     by_points = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0]").config_for(rules), np.float64)
     by_level = np.ascontiguousarray(resolve(base + ",points_from=0]").config_for(rules), np.float64)
     by_value = np.ascontiguousarray(resolve(base + ",points_from=1,point_value=0.5]").config_for(rules), np.float64)
@@ -610,6 +610,17 @@ def test_a_searched_lead_solves_lead_worlds_times_the_worlds():
     for i, n_one, n_two in rows:
         assert (n_one, n_two) == ((6, 12) if i % 4 == 0 else (6, 6)), i
     assert any(i % 4 == 0 for i, _, _ in rows)
+
+
+def test_a_late_decision_solves_late_worlds_times_the_worlds():
+    """``late_cards``: a decision where the seat holds at most that many cards (the long deck's last four tricks)
+    solves ``late_worlds`` times ``worlds`` (no node limit here); the earlier ones solve ``worlds``, as with
+    ``late_cards=0``."""
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,late_worlds=2"
+    rows = _worlds_solved(base + ",late_cards=0]", base + ",late_cards=4]", 3, range(12, 28))
+    for i, n_off, n_on in rows:
+        assert (n_off, n_on) == ((6, 12) if i >= 16 else (6, 6)), i
+    assert any(i >= 16 for i, _, _ in rows) and any(i < 16 for i, _, _ in rows)
 
 
 def test_a_lead_searches_with_lead_budget_times_the_budget():

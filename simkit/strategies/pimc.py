@@ -53,7 +53,8 @@ heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_te
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
 ``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
 ``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value`` the points, the preferred card and the
-budgets above;
+budgets above; ``late_cards``, ``late_worlds``, ``late_candidates`` the more worlds of a late decision (a seat with
+few cards left: its worlds are small searches, and a few worlds' Monte Carlo error is what it loses most by);
 ``root_cards``, ``root_gap`` the people model's likeliest cards as the only ones searched (off).
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
@@ -192,6 +193,12 @@ _OWN = (
                    "probabilities) or heuristic (a player that always plays the heuristic's card and bids its bid)"),
     ("tie_people", 2.0, "with best_card 2: a tie at the best sum goes to the tied card whose best-card score plus "
                         "this times its people-model score (logit) is highest (0: the best-card score alone)"),
+    ("late_cards", 4.0, "a decision where the seat holds at most this many cards (the long deck's last four tricks, "
+                        "the short deck's last four: small searches) solves late_worlds x worlds, resampled from "
+                        "late_candidates x that many candidates (at most 1,024); 0: off"),
+    ("late_worlds", 2.0, "late_cards: the worlds of a late decision, in multiples of worlds"),
+    ("late_candidates", 8.0, "late_cards: a late decision's candidate worlds per world solved (infer_candidates' "
+                             "counterpart there)"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -221,6 +228,7 @@ C_LEAD_WORLDS = N_HEURISTIC + 26
 C_BEST_MLP = N_HEURISTIC + 27
 C_MODEL = N_HEURISTIC + 28
 C_TIE_PEOPLE = N_HEURISTIC + 29
+C_LATE_CARDS, C_LATE_WORLDS, C_LATE_CANDIDATES = range(N_HEURISTIC + 30, N_HEURISTIC + 33)
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -442,6 +450,11 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         budget = np.int64(budget * config[C_LEAD_BUDGET])
         if config.shape[0] > C_LEAD_WORLDS:
             n_worlds = max(np.int64(round(n_worlds * config[C_LEAD_WORLDS])), np.int64(1))
+    # a late decision (late_cards): its worlds are small searches, so it solves more of them (a few worlds' Monte
+    # Carlo error is what a late decision loses most by: docs/strategies.md, "Late decisions")
+    late = config.shape[0] > C_LATE_CANDIDATES and popcount(hand) <= np.int64(config[C_LATE_CARDS])
+    if late:
+        n_worlds = max(np.int64(round(n_worlds * config[C_LATE_WORLDS])), np.int64(1))
     if budget <= 0:
         budget = np.int64(1) << np.int64(62)
     # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
@@ -564,7 +577,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     if infer:
         for c in range(32):
             fsums[c] = 0.0
-        k_cand = np.int64(config[C_INFER_CANDIDATES])
+        k_cand = np.int64(config[C_LATE_CANDIDATES] if late else config[C_INFER_CANDIDATES])
         if k_cand <= 1:
             n_steps = _start_likelihoods(seat, info, strength, eff_suit, points, iw)
         else:
