@@ -66,6 +66,18 @@ class Plain:
 class Missing:
     bid, double = pass_bid, no
 
+class Tunable:  # config entries by number and one by name
+    bid, double, play = pass_bid, no, fair
+    config = np.array([0.0, 1.0])
+    config_names = ("mode", "level")
+    config_choices = {"mode": {"calm": 0, "wild": 1}}
+
+class BadChoices:
+    bid, double, play = pass_bid, no, fair
+    config = np.array([0.0])
+    config_names = ("mode",)
+    config_choices = {"style": {"calm": 0}}
+
 from simkit.strategies.api import (I_SCRATCH, I_PHASE, I_PLAYED, I_TRICK, I_TRICK_NO, I_N_IN_TRICK, I_HAND_SIZE,
                                    I_BIDS, NOT_ASKED, PHASE_BID, PHASE_PLAY, I_PLAYED_BY, popcount)
 
@@ -141,6 +153,21 @@ def test_plain_python_and_missing_functions(badmod):
         resolve(f"{badmod}:Missing")
     with pytest.raises(StrategyError, match="has no attribute 'Nope'"):
         resolve(f"{badmod}:Nope")
+
+
+def test_plugin_config_entries_by_number_and_by_name(badmod):
+    """A plug-in's ``config_names`` take settings in brackets as a built-in's do, and its ``config_choices`` entries
+    a name (``[mode=wild]``); a name the entry does not take, or choices for an entry it does not have, is a one-line
+    error."""
+    s = resolve(f"{badmod}:Tunable[mode=wild,level=3]")
+    assert list(s.config) == [1.0, 3.0]
+    assert list(resolve(f"{badmod}:Tunable[mode=calm]").config) == [0.0, 1.0]
+    with pytest.raises(StrategyError, match="is one of: calm, wild; not 'storm'"):
+        resolve(f"{badmod}:Tunable[mode=storm]")
+    with pytest.raises(StrategyError, match="needs a number"):
+        resolve(f"{badmod}:Tunable[level=high]")
+    with pytest.raises(StrategyError, match="config_choices names 'style', which is not one of its config_names"):
+        resolve(f"{badmod}:BadChoices")
 
 
 def test_illegal_card_is_reported(badmod):

@@ -89,9 +89,25 @@ def from_object(name: str, obj) -> Strategy:
         config = np.zeros(0) if config is None else np.asarray(config, np.float64).ravel()
     except (TypeError, ValueError):
         raise StrategyError(f"strategy {name!r}: config must be an array of numbers") from None
-    return Strategy(name, describe(obj), *fns, config=config, builtin_id=-1,
-                    config_names=tuple(getattr(obj, "config_names", getattr(obj, "CONFIG_NAMES", ()))),
-                    klopfen=klopfen)
+    names = tuple(getattr(obj, "config_names", getattr(obj, "CONFIG_NAMES", ())))
+    return Strategy(name, describe(obj), *fns, config=config, builtin_id=-1, config_names=names,
+                    config_choices=_config_choices(name, obj, names), klopfen=klopfen)
+
+
+def _config_choices(name: str, obj, names: tuple) -> dict:
+    """The plug-in's entries written by name (``config_choices`` or ``CONFIG_CHOICES``: {entry: {name: number}},
+    so ``name[entry=word]``), checked: each entry one of ``names``, each word's value a number."""
+    raw = getattr(obj, "config_choices", getattr(obj, "CONFIG_CHOICES", None)) or {}
+    try:
+        out = {str(entry): {str(word): float(v) for word, v in words.items()} for entry, words in raw.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise StrategyError(f"strategy {name!r}: config_choices must map config entries to {{name: number}} "
+                            "dicts") from None
+    unknown = [entry for entry in out if entry not in names]
+    if unknown:
+        raise StrategyError(f"strategy {name!r}: config_choices names {unknown[0]!r}, which is not one of its "
+                            f"config_names ({', '.join(names) or 'none'})")
+    return out
 
 
 def _compile(name: str, what: str, f, sig):
