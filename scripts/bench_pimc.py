@@ -131,7 +131,7 @@ def markdown(res: dict, machine: str, workers: int, deals: int) -> str:
         "weights' card unsearched in the first trick and on leads with six or more cards in hand and as the "
         "tie-break, payout levels in the second trick and from the third exact card points with a point worth 0.25 "
         "base prices, "
-        "inference by the people model with 16 candidates a world; with four cards or fewer in hand twice the worlds, "
+        "inference by the people model with 16 candidates a world; with five cards or fewer in hand twice the worlds, "
         "8 candidates each (docs/strategies.md). Rulesets `sauspiel` (long "
         "deck) and `sauspiel-short`.",
         "",

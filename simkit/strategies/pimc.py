@@ -193,9 +193,9 @@ _OWN = (
                    "probabilities) or heuristic (a player that always plays the heuristic's card and bids its bid)"),
     ("tie_people", 2.0, "with best_card 2: a tie at the best sum goes to the tied card whose best-card score plus "
                         "this times its people-model score (logit) is highest (0: the best-card score alone)"),
-    ("late_cards", 4.0, "a decision where the seat holds at most this many cards (the long deck's last four tricks, "
-                        "the short deck's last four: small searches) solves late_worlds x worlds, resampled from "
-                        "late_candidates x that many candidates (at most 1,024); 0: off"),
+    ("late_cards", 5.0, "a decision where the seat holds at most this many cards (the long deck's last five tricks, "
+                        "the short deck's last five: smaller searches) solves late_worlds x worlds, resampled from "
+                        "late_candidates x that many candidates (at most 1,024), within the node budget; 0: off"),
     ("late_worlds", 2.0, "late_cards: the worlds of a late decision, in multiples of worlds"),
     ("late_candidates", 8.0, "late_cards: a late decision's candidate worlds per world solved (infer_candidates' "
                              "counterpart there)"),
