@@ -605,7 +605,7 @@ def _worlds_solved(spec_a, spec_b, n_games, decisions):
 def test_a_searched_lead_solves_lead_worlds_times_the_worlds():
     """``lead_worlds``: a lead that is searched solves that many times ``worlds`` (no node limit here); a card that
     follows solves ``worlds``, as before."""
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0"
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,late_cards=0"
     rows = _worlds_solved(base + ",lead_worlds=1]", base + ",lead_worlds=2]", 3, range(8, 16))
     for i, n_one, n_two in rows:
         assert (n_one, n_two) == ((6, 12) if i % 4 == 0 else (6, 6)), i
