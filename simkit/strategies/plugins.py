@@ -82,22 +82,27 @@ def from_object(name: str, obj) -> Strategy:
         fns.append(_compile(name, what, f, sig))
     k = getattr(obj, "klopfen", None)
     klopfen = None if k is None else _compile(name, "klopfen", k, BID_SIG)  # KLOPFEN_SIG is BID_SIG
-    config = getattr(obj, "config", None)
-    if config is None:
-        config = getattr(obj, "CONFIG", None)
+    config = _declared(obj, "config")
     try:
         config = np.zeros(0) if config is None else np.asarray(config, np.float64).ravel()
     except (TypeError, ValueError):
         raise StrategyError(f"strategy {name!r}: config must be an array of numbers") from None
-    names = tuple(getattr(obj, "config_names", getattr(obj, "CONFIG_NAMES", ())))
+    names = tuple(_declared(obj, "config_names") or ())
     return Strategy(name, describe(obj), *fns, config=config, builtin_id=-1, config_names=names,
                     config_choices=_config_choices(name, obj, names), klopfen=klopfen)
+
+
+def _declared(obj, attr: str):
+    """A plug-in's ``attr`` (``config``, ``config_names``, ...), or its upper-case spelling (a module's constant),
+    or None."""
+    value = getattr(obj, attr, None)
+    return getattr(obj, attr.upper(), None) if value is None else value
 
 
 def _config_choices(name: str, obj, names: tuple) -> dict:
     """The plug-in's entries written by name (``config_choices`` or ``CONFIG_CHOICES``: {entry: {name: number}},
     so ``name[entry=word]``), checked: each entry one of ``names``, each word's value a number."""
-    raw = getattr(obj, "config_choices", getattr(obj, "CONFIG_CHOICES", None)) or {}
+    raw = _declared(obj, "config_choices") or {}
     try:
         out = {str(entry): {str(word): float(v) for word, v in words.items()} for entry, words in raw.items()}
     except (AttributeError, TypeError, ValueError):
