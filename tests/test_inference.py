@@ -211,6 +211,40 @@ def test_each_candidate_world_is_weighed_by_its_likelihood():
     assert checked >= 15 and repeated >= 5, (checked, repeated)  # measured: 19 and 12
 
 
+def test_resampled_worlds_are_solved_likeliest_first():
+    """``solve_order``: where the node budget runs out, the worlds solved are those drawn most often (each
+    decision's draws solved, ``pw[PW_THR][17]``, are the sum of its ``solved`` largest multiplicities); in the order
+    drawn (``solve_order=0``) they stand for fewer draws at some of those decisions. With no node limit every world
+    is solved either way, and the summed gains are the same."""
+    rules, games = _games("sauspiel", 6, 3)
+    t = tables_for(rules)
+    spec = "pimc[worlds=8,infer_candidates=8,best_card=0,people_tricks=0,lead_worlds=1,late_cards=0,points_from=0"
+    config = {(order, budget): np.ascontiguousarray(_bound(f"{spec},solve_order={order},node_budget={budget}]",
+                                                           rules), np.float64)
+              for order in (0, 1) for budget in (3000, 0)}
+    bound = fewer = 0
+    for game in games:
+        for i, seat, hand, legal, info, _ in _decisions(game)[4:20]:
+            if legal & (legal - 1) == 0:
+                continue
+            got = {}
+            for key, cfg in config.items():
+                pimc.play(np.int64(hand), np.int64(legal), np.int64(seat), info.copy(), t.strength, t.eff_suit,
+                          t.params, cfg)
+                pw = pimc._python_context(t.strength, t.eff_suit, t.params)[1]
+                mult = np.sort(pw[pimc.PW_IWORK][pimc.IW_MULT:pimc.IW_MULT + 64])[::-1]
+                got[key] = (int(pw[pimc.PW_THR][16]), int(pw[pimc.PW_THR][17]), mult,
+                            pw[pimc.PW_FWORK][pimc.FW_SUMS:pimc.FW_SUMS + 32].copy())
+            solved, draws, mult, _ = got[1, 3000]
+            assert draws == mult[:solved].sum(), i
+            if solved < (mult > 0).sum():  # the budget ran out
+                bound += 1
+                fewer += got[0, 3000][1] < draws
+            assert got[0, 0][:2] == got[1, 0][:2] == ((mult > 0).sum(), 8)
+            np.testing.assert_allclose(got[0, 0][3], got[1, 0][3], rtol=1e-12, atol=1e-12)
+    assert bound >= 10 and fewer >= 2, (bound, fewer)  # measured: 17 and 4
+
+
 def _rows(strat, n=8, preset="sauspiel", seed=7):
     from simkit.engine.game import play_games
 

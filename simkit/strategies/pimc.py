@@ -199,6 +199,12 @@ _OWN = (
     ("late_worlds", 2.0, "late_cards: the worlds of a late decision, in multiples of worlds"),
     ("late_candidates", 8.0, "late_cards: a late decision's candidate worlds per world solved (infer_candidates' "
                              "counterpart there)"),
+    ("solve_order", 1.0, "with resampled worlds (infer_candidates, late_candidates > 1): 1: the worlds drawn most "
+                         "often are solved first, so where the node budget runs out the likeliest were solved; 0: "
+                         "in the order they were drawn"),
+    ("last_cards", 3.0, "a decision where the seat holds at most this many cards (the long deck's last three "
+                        "tricks, tiny searches) solves last_worlds x worlds in place of late_worlds x; 0: off"),
+    ("last_worlds", 4.0, "last_cards: the worlds of such a decision, in multiples of worlds"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -229,6 +235,8 @@ C_BEST_MLP = N_HEURISTIC + 27
 C_MODEL = N_HEURISTIC + 28
 C_TIE_PEOPLE = N_HEURISTIC + 29
 C_LATE_CARDS, C_LATE_WORLDS, C_LATE_CANDIDATES = range(N_HEURISTIC + 30, N_HEURISTIC + 33)
+C_SOLVE_ORDER = N_HEURISTIC + 33
+C_LAST_CARDS, C_LAST_WORLDS = N_HEURISTIC + 34, N_HEURISTIC + 35
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -418,7 +426,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     """The card pimc plays (``legal`` has at least two cards; ``heur_card`` is the heuristic's choice, the
     tie-break and the fallback). Also leaves, in ``pw[PW_SUMS]`` (with inference: the float64
     ``pw[PW_FWORK][FW_SUMS:]``, weighted by likelihood), the summed payout of each legal card and in
-    ``pw[PW_THR][16]`` the number of worlds solved."""
+    ``pw[PW_THR][16]`` the number of worlds solved, in ``pw[PW_THR][17]`` how many of the draws they stand for."""
     tabs_all = pw[PW_TABS]
     id_all = pw[PW_ID]
     stats = pw[PW_STATS]
@@ -429,11 +437,13 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     ctx = pw[PW_CTX]
     vals = pw[PW_VALS]
     sums = pw[PW_SUMS]
-    thr = pw[PW_THR]  # [0:5] threshold measures, [5:10] values, [10:16] payout per level, [16] worlds solved
+    thr = pw[PW_THR]  # [0:5] threshold measures, [5:10] values, [10:16] payout per level, [16] worlds solved,
+    # [17] the draws they stand for (resampled: the multiplicities summed; else one each)
     ws = (pw[PW_TT], pw[PW_FR], pw[PW_MOVES], pw[PW_KEYS], stats)
     for c in range(32):
         sums[c] = 0
     thr[16] = 0
+    thr[17] = 0
     kind = info[I_KIND]
     # which decisions are searched at all (the kernel asks every one; docs/strategies.md): a Sie cannot be lost, so
     # every card is as good; a Ramsch only near its end: with more cards a world needs 10^5..10^6 nodes (measured,
@@ -454,7 +464,10 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     # Carlo error is what a late decision loses most by: docs/strategies.md, "Late decisions")
     late = config.shape[0] > C_LATE_CANDIDATES and popcount(hand) <= np.int64(config[C_LATE_CARDS])
     if late:
-        n_worlds = max(np.int64(round(n_worlds * config[C_LATE_WORLDS])), np.int64(1))
+        more = config[C_LATE_WORLDS]
+        if config.shape[0] > C_LAST_WORLDS and popcount(hand) <= np.int64(config[C_LAST_CARDS]):
+            more = config[C_LAST_WORLDS]  # the last tricks: a world is a few dozen nodes
+        n_worlds = max(np.int64(round(n_worlds * more)), np.int64(1))
     if budget <= 0:
         budget = np.int64(1) << np.int64(62)
     # the card played where the worlds cannot decide, and the tie-break: the heuristic's, or the people model's
@@ -586,12 +599,21 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             if n_cand == 0:
                 return pref
     n_draws = n_cand if n_cand > 0 else n_worlds * (4 if weigh and w_miss == 0 else 1)  # redraws for weight 0
-    for i_draw in range(n_draws):
+    # solve_order: the candidates in passes of falling multiplicity (the worlds drawn most often first), so that
+    # where the budget runs out the likeliest worlds were solved; one pass in the order drawn otherwise
+    top_mult = np.int64(1)
+    ordered = n_cand > 0 and config.shape[0] > C_SOLVE_ORDER and config[C_SOLVE_ORDER] > 0
+    if ordered:
+        for i in range(n_cand):
+            top_mult = max(top_mult, iw[IW_MULT + i])
+    for i_flat in range(top_mult * n_draws):
+        level = top_mult - i_flat // n_draws  # this pass's multiplicity
+        i_draw = i_flat % n_draws
         if used >= budget or solved >= n_worlds:
             break
         like = 1.0  # the world's likelihood (inference), its multiplicity when resampled
         if n_cand > 0:
-            if iw[IW_MULT + i_draw] == 0:
+            if iw[IW_MULT + i_draw] == 0 or (ordered and iw[IW_MULT + i_draw] != level):
                 continue
             like = np.float64(iw[IW_MULT + i_draw])
             for s2 in range(4):
@@ -640,6 +662,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             if not ok:
                 continue
         solved += 1
+        thr[17] += np.int64(like) if n_cand > 0 else np.int64(1)
         m = searched
         while m != 0:
             c = cttz(m)
@@ -1028,7 +1051,7 @@ def workspace(rule_tables, table_bits: int = DEFAULT_TABLE_BITS) -> tuple:
     return (st.tabs, st.suit_mask, st.id_of, w.table, w.frames, w.moves, w.keys, w.stats,
             np.zeros(W_SIZE, np.int64), np.zeros(COUNT_SHAPE, np.int64), BINOM.copy(), np.zeros(4, np.int64),
             np.zeros(NS, np.int64), np.zeros(NS, np.int64), np.zeros(NC, np.int64), np.zeros(32, np.int64),
-            np.zeros(32, np.int64), np.zeros(17, np.int64), np.zeros(IW_SIZE, np.int64), np.zeros(FW_SIZE))
+            np.zeros(32, np.int64), np.zeros(18, np.int64), np.zeros(IW_SIZE, np.int64), np.zeros(FW_SIZE))
 
 
 #: :func:`decide` compiled once for the interface's DECIDE_SIG, called by the whole-deal kernel through its address

@@ -23,7 +23,7 @@ from simkit.strategies.api import I_KIND, I_TOUT
 
 
 #: the teacher's candidate worlds per world (pimc's infer_candidates when the shipped weights were taught; pinned,
-#: like lead_worlds=1 and late_cards=0, so that a teacher cache stays valid when pimc's defaults move)
+#: like lead_worlds=1, late_cards=0 and solve_order=0, so that a teacher cache stays valid when pimc's defaults move)
 TEACHER_CANDIDATES = 16
 #: the teacher's infer_floor (pimc's when the shipped weights were taught; pinned for the same reason)
 TEACHER_FLOOR = 0.02
@@ -35,7 +35,7 @@ def teacher_config(rules, bid_w: np.ndarray, play_w: np.ndarray, worlds: int) ->
     and the payout kept apart from them (``point_value`` 0), so that both can be read back from the sums."""
     spec = dict(worlds=worlds, node_budget=0, people_tricks=0, best_card=0, best_lead_cards=0, points_from=1,
                 point_value=0, win_only_tricks=0, inference=1, infer_candidates=TEACHER_CANDIDATES, lead_worlds=1,
-                late_cards=0, infer_floor=TEACHER_FLOOR)
+                late_cards=0, solve_order=0, infer_floor=TEACHER_FLOOR)
     config = pimc.DEFAULT_CONFIG.copy()
     for name, value in spec.items():
         config[pimc.CONFIG_NAMES.index(name)] = value
