@@ -131,8 +131,9 @@ def markdown(res: dict, machine: str, workers: int, deals: int) -> str:
         "weights' card unsearched in the first trick and on leads with six or more cards in hand and as the "
         "tie-break, payout levels in the second trick and from the third exact card points with a point worth 0.25 "
         "base prices, "
-        "inference by the people model with 16 candidates a world; with five cards or fewer in hand twice the worlds, "
-        "8 candidates each (docs/strategies.md). Rulesets `sauspiel` (long "
+        "inference by the people model with 16 candidates a world, the worlds drawn most often solved first; with "
+        "five cards or fewer in hand twice the worlds (three or fewer: four times), 8 candidates each "
+        "(docs/strategies.md). Rulesets `sauspiel` (long "
         "deck) and `sauspiel-short`.",
         "",
         "Speed: complete deals per second on one core (bids, Kontra/Re, every card, scoring).",
