@@ -181,7 +181,7 @@ _OWN = (
     ("best_lead_cards", 6.0, "with best_card: a lead with at least this many cards in hand is the best-card "
                              "weights' likeliest card, unsearched (the long deck's first three tricks, the short "
                              "deck's first; 0: every lead)"),
-    ("point_value", 0.25, "in points mode (points_from): what one card point for the seat's side is worth against the "
+    ("point_value", 1.0, "in points mode (points_from): what one card point for the seat's side is worth against the "
                          "payout, in the contract's base prices: a card's gain in a world is its payout plus this "
                          "times base price times its points; 0: the payout first, the points only break its ties"),
     ("lead_worlds", 1.0, "a lead that is searched solves this many times worlds (within lead_budget)"),
