@@ -144,6 +144,14 @@ def test_the_weights_file_keeps_the_best_card_weights(tmp_path):
     mlp = np.random.default_rng(1).normal(size=(5, W.MLP_ROW))
     out = W.save(tmp_path / "mlp.npz", bid_w, play_w, meta, best_w, mlp)
     assert np.array_equal(W.load_best_mlp(out), mlp) and W.load_best_mlp(plain) is None
+    assert W.load_tie_mlp(out) is None
+    out = W.save(tmp_path / "tie.npz", bid_w, play_w, meta, best_w, mlp, mlp[:3] * 2)
+    assert np.array_equal(W.load_tie_mlp(out), mlp[:3] * 2) and np.array_equal(W.load_best_mlp(out), mlp)
+    with open(tmp_path / "badtie.npz", "wb") as f:
+        np.savez(f, bid_w=bid_w, play_w=play_w, best_w=best_w, tie_mlp=mlp[:, :9], meta=np.load(path)["meta"])
+    with pytest.raises(Exception) as e:
+        W.load_tie_mlp(tmp_path / "badtie.npz")
+    assert "tie network of the wrong shape" in str(e.value)
     with open(tmp_path / "badmlp.npz", "wb") as f:
         np.savez(f, bid_w=bid_w, play_w=play_w, best_w=best_w, best_mlp=mlp[:, :9], meta=np.load(path)["meta"])
     with pytest.raises(Exception) as e:
@@ -230,16 +238,16 @@ def test_pimc_plays_the_best_card_weights_where_it_should(tmp_path, monkeypatch)
         assert len(advise(resolve(spec), game)) == 32
 
 
-def _random_network_games(tmp_path, monkeypatch, seed: int, n: int):
+def _random_network_games(tmp_path, monkeypatch, seed: int, n: int, tie: np.ndarray | None = None):
     """(rules, ``n`` parsed real long-deck games, best-card weights, network): a weights file with the shipped
     people weights and random best-card weights and network (so that their card differs from the weights'
-    alone), made the one pimc binds."""
+    alone), and the tie network ``tie`` where given, made the one pimc binds."""
     rules = load_ruleset("sauspiel")
     _, bid_w, play_w, meta = W.find(rules)
     rng = np.random.default_rng(seed)
     best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
     mlp = rng.normal(size=(6, W.MLP_ROW))
-    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp)
+    W.save(tmp_path / "sauspiel.npz", bid_w, play_w, meta, best_w, mlp, tie)
     games = _real_long_games(tmp_path, n)
     deals = [g for _, g, err in read_file(games, rules) if g is not None]
     monkeypatch.setenv(W.ENV, str(tmp_path / "sauspiel.npz"))
@@ -308,6 +316,44 @@ def test_train_best_command(tmp_path):
     assert r.returncode == 2 and "not trained for ruleset 'sauspiel-short'" in r.stderr
 
 
+def test_train_tie_command(tmp_path):
+    """``simkit train tie`` adds a tie network to a file with best-card weights, keeping everything else; pimc
+    binds it; a file without best-card weights and bad options are one-line errors."""
+    games = _real_long_games(tmp_path, 60)
+    r = run_cli("train", "best", str(games), "--rules", "sauspiel", "--out", str(tmp_path / "b"), "--mlp-hidden",
+                "3")
+    assert r.returncode == 0, r.stderr
+    src = tmp_path / "b" / "sauspiel.npz"
+    out = tmp_path / "t"
+    r = run_cli("train", "tie", str(games), "--rules", "sauspiel", "--weights", str(src), "--out", str(out),
+                "--hidden", "5")
+    assert r.returncode == 0, r.stderr
+    assert "the likeliest card of the tie network loses" in r.stdout
+    path = out / "sauspiel.npz"
+    assert W.load_tie_mlp(path).shape == (5, W.MLP_ROW)
+    assert np.array_equal(W.load_best(path), W.load_best(src))
+    assert np.array_equal(W.load_best_mlp(path), W.load_best_mlp(src))
+    meta = W.load(path)[2]
+    assert meta["best"] == W.load(src)[2]["best"] and meta["tie"]["settings"]["units"] == 5
+    again = tmp_path / "t2"
+    assert run_cli("train", "tie", str(games), "--weights", str(src), "--out", str(again), "--hidden", "5",
+                   "--workers", "2").returncode == 0
+    assert np.array_equal(W.load_tie_mlp(again / "sauspiel.npz"), W.load_tie_mlp(path))  # deterministic
+    env = dict(os.environ, SIMKIT_PEOPLE_WEIGHTS=str(out))
+    r = run_cli("run", "--deals", "10", "--strategy", "pimc[worlds=4]", "--rules", "sauspiel", "--out",
+                str(tmp_path / "r"), "--workers", "1", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    rules = load_ruleset("sauspiel")
+    _, bid_w, play_w, meta = W.find(rules)
+    W.save(tmp_path / "plain.npz", bid_w, play_w, meta)
+    r = run_cli("train", "tie", str(games), "--weights", str(tmp_path / "plain.npz"), "--out", str(out))
+    assert r.returncode == 2 and "no best-card weights" in r.stderr
+    r = run_cli("train", "tie", str(games), "--hidden", "0", "--out", str(out))
+    assert r.returncode == 2 and "--hidden and --workers must be at least 1" in r.stderr
+    r = run_cli("train", "tie", str(tmp_path / "missing.jsonl"), "--out", str(out))
+    assert r.returncode == 2 and r.stderr.startswith("simkit: error: training data")
+
+
 @pytest.mark.parametrize("preset, bound, worlds, budget", [
     ("sauspiel", True, 16, 40_000), ("sauspiel-short", True, 16, 40_000), ("stargames", False, 12, 25_000)])
 def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds, budget):
@@ -325,35 +371,45 @@ def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds,
     assert len(off) < pimc._BEST_CONFIG_LEN and (off[pimc.C_WORLDS], off[pimc.C_NODE_BUDGET]) == (12, 25_000)
 
 
-@pytest.mark.parametrize("preset", ["sauspiel", "sauspiel-short"])
-def test_the_shipped_weights_bind_their_network(preset):
-    """Both shipped weights files have a 64-unit best-card network; pimc binds it behind the best-card weights
-    (its unit count first), and not with best_mlp=0 or without the best-card weights."""
+@pytest.mark.parametrize("preset, has_tie", [("sauspiel", True), ("sauspiel-short", False)])
+def test_the_shipped_weights_bind_their_network(preset, has_tie):
+    """Both shipped weights files have a 64-unit best-card network, the long deck's a 64-unit tie network too;
+    pimc binds the best-card network behind the best-card weights (its unit count first), then the tie network
+    (the same), and not with best_mlp=0 (its unit count 0) / tie_mlp=0 or without the best-card weights."""
     from simkit.strategies import pimc
 
     rules = load_ruleset(preset)
     path, _, _, _ = W.find(rules)
-    mlp = W.load_best_mlp(path)
-    assert mlp.shape == (64, W.MLP_ROW)
+    mlp, tie = W.load_best_mlp(path), W.load_tie_mlp(path)
+    assert mlp.shape == (64, W.MLP_ROW) and (tie is not None) == has_tie
+    tail = [] if tie is None else [np.array([64.0]), tie.ravel()]
     cfg = resolve("pimc").config_for(rules)
-    assert len(cfg) == pimc.BEST_MLP_AT + 1 + mlp.size and cfg[pimc.BEST_MLP_AT] == 64
-    assert np.array_equal(cfg[pimc.BEST_MLP_AT + 1:], mlp.ravel())
-    assert len(resolve("pimc[best_mlp=0]").config_for(rules)) == pimc._BEST_CONFIG_LEN
+    assert cfg[pimc.BEST_MLP_AT] == 64
+    assert np.array_equal(cfg[pimc.BEST_MLP_AT + 1:], np.concatenate([mlp.ravel(), *tail]))
+    assert np.array_equal(resolve("pimc[tie_mlp=0]").config_for(rules)[pimc.BEST_MLP_AT + 1:], mlp.ravel())
+    cfg = resolve("pimc[best_mlp=0]").config_for(rules)
+    assert np.array_equal(cfg[pimc._BEST_CONFIG_LEN:], np.concatenate([np.zeros(1), *tail]) if tail else [])
     assert len(resolve("pimc[best_card=0]").config_for(rules)) < pimc._BEST_CONFIG_LEN
 
 
-@pytest.mark.parametrize("tie_people", [0.0, 2.0])
-def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path, monkeypatch, tie_people):
+@pytest.mark.parametrize("tie_people, tie_net, tie_mlp", [(0.0, False, 1), (2.0, False, 1), (2.0, True, 1),
+                                                           (2.0, True, 0)])
+def test_pimc_breaks_a_tie_by_the_best_card_score_among_the_tied_cards(tmp_path, monkeypatch, tie_people, tie_net,
+                                                                     tie_mlp):
     """Cards tied at the best summed gain go to the tied card with the highest tie-break score, not to the cheapest:
-    the best-card weights' and network's score (the reference: best.mlp_scores, with a random network so that
-    scores differ) plus ``tie_people`` x the people model's (its play features times its play weights), at every
-    searched decision with a tie, whether or not the likeliest card overall is among the tied."""
+    the best-card weights' score plus the network's (the reference: best.mlp_scores, with random networks so that
+    scores differ; the tie network where the file has one and ``tie_mlp`` is on, else the best-card network) plus
+    ``tie_people`` x the people model's (its play features times its play weights), at every searched decision
+    with a tie, whether or not the likeliest card overall is among the tied."""
     from simkit.strategies import pimc
 
-    rules, deals, best_w, mlp = _random_network_games(tmp_path, monkeypatch, 5, 8)
+    tie = np.random.default_rng(9).normal(size=(7, W.MLP_ROW)) if tie_net else None
+    rules, deals, best_w, mlp = _random_network_games(tmp_path, monkeypatch, 5, 8, tie)
+    if tie_net and tie_mlp:
+        mlp = tie
     _, _, play_w, _ = W.find(rules)
-    config = np.ascontiguousarray(resolve(f"pimc[worlds=6,node_budget=20000,tie_people={tie_people}]")
-                                  .config_for(rules), np.float64)
+    config = np.ascontiguousarray(resolve(f"pimc[worlds=6,node_budget=20000,tie_people={tie_people},"
+                                          f"tie_mlp={tie_mlp}]").config_for(rules), np.float64)
     t = tables_for(rules)
     fp = np.zeros((F.MAX_LEGAL, F.N_PLAY))
     ties = pref_out = 0

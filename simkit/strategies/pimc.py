@@ -205,6 +205,9 @@ _OWN = (
     ("last_cards", 3.0, "a decision where the seat holds at most this many cards (the long deck's last three "
                         "tricks, tiny searches) solves last_worlds x worlds in place of late_worlds x; 0: off"),
     ("last_worlds", 4.0, "last_cards: the worlds of such a decision, in multiples of worlds"),
+    ("tie_mlp", 1.0, "with best_card 2, where the weights file has a tie network (simkit train best --tie-hidden): "
+                     "1: the searched decisions' tie-break and fallback are scored by the best-card weights plus "
+                     "it in place of the best-card network; 0: as best_mlp says"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -237,6 +240,7 @@ C_TIE_PEOPLE = N_HEURISTIC + 29
 C_LATE_CARDS, C_LATE_WORLDS, C_LATE_CANDIDATES = range(N_HEURISTIC + 30, N_HEURISTIC + 33)
 C_SOLVE_ORDER = N_HEURISTIC + 33
 C_LAST_CARDS, C_LAST_WORLDS = N_HEURISTIC + 34, N_HEURISTIC + 35
+C_TIE_MLP = N_HEURISTIC + 36
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -485,7 +489,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         if best_card > 0 and (unsearched or (info[I_LEADER] == seat and
                                              popcount(hand) >= np.int64(config[C_BEST_LEAD_CARDS]))):
             return _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
-                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY], True)
+                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY], _net_at(config, False))
         pref, searched = _people_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card,
                                       scores)
         if unsearched:
@@ -494,8 +498,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
             tie_people = config[C_TIE_PEOPLE] if config.shape[0] > C_TIE_PEOPLE else 0.0
             _scores_by_card(legal, scores, tie_people, pw[PW_FWORK][FW_PREF:FW_PREF + 32], False)
             pref = _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores,
-                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY],
-                              config[C_BEST_MLP] > 1)
+                              pw[PW_FWORK][FW_FEAT:FW_NONZERO + N_PLAY], _net_at(config, True))
             searched |= np.int64(1) << np.int64(pref)
             # a tie at the best sum goes to the tied card these scores (plus the people model's share) rank
             # highest; the inference reuses ``scores`` as work space, so they are kept by card
@@ -749,15 +752,32 @@ def _people_card(hand, legal, seat, info, strength, eff_suit, params, config, he
 
 
 @njit(cache=True, inline="always")
+def _net_at(config, searched):
+    """Where the network that scores a decision is bound in ``config`` (0: none, the best-card weights alone): an
+    unsearched decision's, the best-card network (``best_mlp`` >= 1); a searched decision's fallback and
+    tie-break, the tie network where one is bound and ``tie_mlp`` is on, else the best-card network
+    (``best_mlp`` 2). Bound behind the best-card weights: the best-card network's units and rows, then the tie
+    network's (:func:`with_people_weights`)."""
+    if config.shape[0] <= BEST_MLP_AT:
+        return np.int64(0)
+    tie_at = BEST_MLP_AT + 1 + np.int64(config[BEST_MLP_AT]) * MLP_ROW
+    if searched:
+        if config.shape[0] > tie_at and config[C_TIE_MLP] > 0:
+            return tie_at
+        return BEST_MLP_AT if config[C_BEST_MLP] > 1 and config[BEST_MLP_AT] > 0 else np.int64(0)
+    return BEST_MLP_AT if config[C_BEST_MLP] > 0 and config[BEST_MLP_AT] > 0 else np.int64(0)
+
+
+@njit(cache=True, inline="always")
 def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur_card, scores, work, net):
     """The best-card weights' likeliest card of ``legal`` (bound behind the people weights, :func:`bind`), scored
-    with the best-card network too where ``net``, one is bound behind them and ``best_mlp`` is on (``work``: work
-    space of (MAX_LEGAL + 1) x N_PLAY float64)."""
+    with the network bound at ``config[net]`` too where ``net`` > 0 (:func:`_net_at`; ``work``: work space of
+    (MAX_LEGAL + 1) x N_PLAY float64)."""
     n = popcount(legal)
-    if net and config.shape[0] > BEST_MLP_AT and config[C_BEST_MLP] > 0:
+    if net > 0:
         feats = work[0:MAX_LEGAL * N_PLAY].reshape((MAX_LEGAL, N_PLAY))
         ctx = play_features(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, feats)
-        _mlp_scores(feats, n, ctx, config, scores, work[MAX_LEGAL * N_PLAY:(MAX_LEGAL + 1) * N_PLAY])
+        _mlp_scores(feats, n, ctx, config, scores, work[MAX_LEGAL * N_PLAY:(MAX_LEGAL + 1) * N_PLAY], net)
     else:
         play_scores(hand, legal, seat, info, strength, eff_suit, params[P_DECK_MASK], heur_card, scores, config,
                     BEST_W_AT)
@@ -765,12 +785,13 @@ def _best_card(hand, legal, seat, info, strength, eff_suit, params, config, heur
 
 
 @njit(cache=True, inline="always")
-def _mlp_scores(feats, n, ctx, config, scores, nonzero):
-    """``scores[k]``: the k-th card's best-card weights' score plus the network's (simkit.strategies.people.best
-    .mlp_scores, the reference): the sum over hidden units of out x max(0, in . features + in_context + bias).
-    Only the features that are not 0 are summed (about 13 of 63; ``nonzero`` holds their indices)."""
+def _mlp_scores(feats, n, ctx, config, scores, nonzero, net):
+    """``scores[k]``: the k-th card's best-card weights' score plus the output of the network bound at
+    ``config[net]`` (its number of units, then its rows; simkit.strategies.people.best.mlp_scores, the reference):
+    the sum over hidden units of out x max(0, in . features + in_context + bias). Only the features that are not
+    0 are summed (about 13 of 63; ``nonzero`` holds their indices)."""
     w_at = BEST_W_AT + ctx * N_PLAY
-    units = np.int64(config[BEST_MLP_AT])
+    units = np.int64(config[net])
     for k in range(n):
         m = 0
         s = 0.0
@@ -780,7 +801,7 @@ def _mlp_scores(feats, n, ctx, config, scores, nonzero):
                 m += 1
                 s += feats[k, j] * config[w_at + j]
         for u in range(units):
-            row = BEST_MLP_AT + 1 + u * MLP_ROW
+            row = net + 1 + u * MLP_ROW
             a = config[row + N_PLAY + ctx] + config[row + N_PLAY + N_CONTEXTS]
             for i in range(m):
                 j = np.int64(nonzero[i])
@@ -1122,14 +1143,17 @@ def _bind_weights(config: np.ndarray, rules) -> tuple[np.ndarray, bool]:
     if best_w is None or not people_card or len(out) <= C_BEST_CARD or out[C_BEST_CARD] <= 0:
         return with_people_weights(out, bid_w, play_w), False
     mlp = people_weights.load_best_mlp(path) if len(out) > C_BEST_MLP and out[C_BEST_MLP] > 0 else None
-    return with_people_weights(out, bid_w, play_w, best_w, mlp), True
+    tie = people_weights.load_tie_mlp(path) if len(out) > C_TIE_MLP and out[C_TIE_MLP] > 0 else None
+    return with_people_weights(out, bid_w, play_w, best_w, mlp, tie), True
 
 
 def with_people_weights(config: np.ndarray, bid_w: np.ndarray, play_w: np.ndarray,
-                        best_w: np.ndarray | None = None, best_mlp: np.ndarray | None = None) -> np.ndarray:
+                        best_w: np.ndarray | None = None, best_mlp: np.ndarray | None = None,
+                        tie_mlp: np.ndarray | None = None) -> np.ndarray:
     """``config`` (its value table bound) with these people weights behind it, the best-card weights, where
-    given, behind them, and behind those the best-card network (float64[units, MLP_ROW]) where given: what
-    :func:`bind` passes, for weights not (yet) in a file (simkit.strategies.teacher)."""
+    given, behind them, and behind those the best-card network (float64[units, MLP_ROW]) where given (its number
+    of units, then its rows), then the tie network where given (the same; the best-card network's units 0 where
+    there is none): what :func:`bind` passes, for weights not (yet) in a file (simkit.strategies.teacher)."""
     full = np.zeros(_PEOPLE_CONFIG_LEN)
     full[: min(len(config), _heuristic.CONFIG_LEN)] = config[: _heuristic.CONFIG_LEN]
     full[_people_model.BID_W_AT: _people_model.PLAY_W_AT] = bid_w.ravel()
@@ -1137,8 +1161,10 @@ def with_people_weights(config: np.ndarray, bid_w: np.ndarray, play_w: np.ndarra
     if best_w is None:
         return full
     parts = [full, best_w.ravel()]
-    if best_mlp is not None:
-        parts += [np.array([len(best_mlp)], np.float64), np.asarray(best_mlp, np.float64).ravel()]
+    for net in (best_mlp, tie_mlp) if tie_mlp is not None else (() if best_mlp is None else (best_mlp,)):
+        if net is None:
+            net = np.zeros((0, MLP_ROW))
+        parts += [np.array([len(net)], np.float64), np.asarray(net, np.float64).ravel()]
     return np.concatenate(parts)
 
 

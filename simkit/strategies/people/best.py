@@ -23,7 +23,7 @@ Deterministic: the same records, weights and settings give the same weights, wit
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -368,6 +368,16 @@ def save_teacher_cache(path: Path, key: dict, cache: dict) -> None:
     os.replace(tmp, path)
 
 
+def _played_deals(games, rules, warn=None) -> tuple[list, list]:
+    """The played deals of the ruleset's deck in ``games`` and the bad records; a ValueError where none is played."""
+    deals, bad, other, _ = read_training_deals(games, rules, warn)
+    played = [d for d in deals if d.game is not None]
+    if not played:
+        raise ValueError(f"no played {rules.deck}-deck game in the training data ({len(bad)} bad records, "
+                         f"{other} of the other deck)")
+    return played, bad
+
+
 def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSettings(), progress=None,
                warn=None, log=None, make_teacher=None, bid_w: np.ndarray | None = None,
                teacher_cache: Path | None = None, workers: int = 1) -> tuple[np.ndarray, np.ndarray | None, dict]:
@@ -382,11 +392,7 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
 
     say = log or (lambda m: None)
     t0 = time.time()
-    deals, bad, other, _ = read_training_deals(games, rules, warn)
-    played = [d for d in deals if d.game is not None]
-    if not played:
-        raise ValueError(f"no played {rules.deck}-deck game in the training data ({len(bad)} bad records, "
-                         f"{other} of the other deck)")
+    played, bad = _played_deals(games, rules, warn)
     taught: frozenset = frozenset()
     cache, key = None, None
     if settings.teacher_worlds > 0:
@@ -431,3 +437,39 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
             meta[f"{part}_unsearched"] = loss_table(g, {"best_mlp": (best_w, mlp), "best": best_w, "people": play_w},
                                                     dec)
     return best_w, mlp, meta
+
+
+def train_tie(games, rules, best_w: np.ndarray, units: int, settings: BestSettings = BestSettings(), progress=None,
+              warn=None, log=None, workers: int = 1, best_mlp: np.ndarray | None = None
+              ) -> tuple[np.ndarray, dict]:
+    """A tie network of ``units`` hidden units on top of the best-card weights ``best_w``: :func:`fit_best_mlp`
+    fitted on the decisions pimc searches (all but :func:`unsearched`) of the fitting deals of ``games``, graded
+    by the solver (the double-dummy loss; no teacher). pimc scores the tie-break and the fallback of its searched
+    decisions with it (``tie_mlp``): the best-card network is fitted on the unsearched decisions and ranks the
+    searched ones worse than the weights alone (docs/strategies.md, "A tie network"). Returns it
+    (float64[units, MLP_ROW]) and its metadata (data, settings, validation losses of the likeliest card, beside
+    those of the weights alone and, where ``best_mlp`` is given, of the best-card network)."""
+    from contextlib import nullcontext
+
+    say = log or (lambda m: None)
+    t0 = time.time()
+    played, bad = _played_deals(games, rules, warn)
+    with (progress(len(played)) if progress is not None else nullcontext()) as advance:
+        g = extract_graded_parallel(played, rules, settings.seed, settings.val_fraction, advance, workers=workers)
+    say(f"{rules.name}: {len(played):,} games graded, {len(g.ctx):,} decisions with a choice, in "
+        f"{time.time() - t0:.0f} s")
+    searched = ~unsearched(g, rules.hand_size, settings.teacher_lead_cards)
+    fit, val = np.flatnonzero(searched & ~g.val), np.flatnonzero(searched & g.val)
+    if not len(fit):
+        raise ValueError("no searched fitting decision with a choice in the training data")
+    t1 = time.time()
+    tie, fit_m = fit_best_mlp(g, best_w, fit, replace(settings, mlp_hidden=units))
+    say(f"{rules.name}: tie network fitted in {time.time() - t1:.0f} s")
+    meta = {"data": {"file": Path(games).name if isinstance(games, (str, Path)) else None,
+                     "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
+                     "bad_records": len(bad)},
+            "games": len(played), "settings": {**settings.as_dict(), "units": units}, "fit": fit_m,
+            "validation_searched": loss_table(g, {"tie": (best_w, tie), "best": best_w,
+                                                  **({"best_mlp": (best_w, best_mlp)} if best_mlp is not None
+                                                     else {})}, val)}
+    return tie, meta

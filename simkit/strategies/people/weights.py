@@ -46,9 +46,10 @@ def ruleset_key(rules) -> dict:
 
 
 def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict, best_w: np.ndarray | None = None,
-         best_mlp: np.ndarray | None = None) -> Path:
+         best_mlp: np.ndarray | None = None, tie_mlp: np.ndarray | None = None) -> Path:
     """Write a weights file atomically (a temporary name, then renamed); ``best_w``, where given, are the best-card
-    weights (simkit.strategies.people.best), described by ``meta["best"]``, and ``best_mlp`` their network."""
+    weights (simkit.strategies.people.best), described by ``meta["best"]``, ``best_mlp`` their network and
+    ``tie_mlp`` the tie network (on top of them, for pimc's searched decisions)."""
     path = Path(path)
     meta = {"format": FORMAT, "features": {"bid": list(F.BID_FEATURES), "play": list(F.PLAY_FEATURES)},
             "contexts": list(F.GROUP_NAMES), "phases": F.N_PHASES, **meta}
@@ -57,6 +58,8 @@ def save(path: str | Path, bid_w: np.ndarray, play_w: np.ndarray, meta: dict, be
         arrays["best_w"] = np.asarray(best_w, np.float64)
     if best_mlp is not None:
         arrays["best_mlp"] = np.asarray(best_mlp, np.float64)
+    if tie_mlp is not None:
+        arrays["tie_mlp"] = np.asarray(tie_mlp, np.float64)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         np.savez(f, **arrays, meta=np.array(json.dumps(meta, sort_keys=True)))
@@ -95,10 +98,15 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, dict]:
     return _load(*_file(path))
 
 
+def _is_network(a: np.ndarray) -> bool:
+    """A network's array: float64[units, MLP_ROW], finite."""
+    return a.ndim == 2 and a.shape[1] == MLP_ROW and bool(np.all(np.isfinite(a)))
+
+
 #: the optional arrays: what a wrong one is refused as, and the check it must pass
 _OPTIONAL = {"best_w": ("best-card weights of the wrong shape", lambda a: a.shape == (F.N_CONTEXTS, F.N_PLAY)),
-             "best_mlp": ("a best-card network of the wrong shape or with non-finite values",
-                          lambda a: a.ndim == 2 and a.shape[1] == MLP_ROW and bool(np.all(np.isfinite(a))))}
+             "best_mlp": ("a best-card network of the wrong shape or with non-finite values", _is_network),
+             "tie_mlp": ("a tie network of the wrong shape or with non-finite values", _is_network)}
 
 
 @lru_cache(maxsize=32)
@@ -124,6 +132,12 @@ def load_best_mlp(path: str | Path) -> np.ndarray | None:
     """The best-card network float64[units, MLP_ROW] of a weights file (``simkit train best --mlp-hidden``), or
     None if it has none."""
     return _load_optional(*_file(path), "best_mlp")
+
+
+def load_tie_mlp(path: str | Path) -> np.ndarray | None:
+    """The tie network float64[units, MLP_ROW] of a weights file (``simkit train best --tie-hidden``: pimc's
+    searched decisions' tie-break), or None if it has none."""
+    return _load_optional(*_file(path), "tie_mlp")
 
 
 def candidates() -> list[Path]:
