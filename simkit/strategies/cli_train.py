@@ -236,7 +236,7 @@ def register(app: typer.Typer) -> None:
         """Add a tie network to a weights file: the best-card weights plus a network fitted on the decisions pimc
         searches, to the card that is best with all hands open; pimc breaks its ties with it (`tie_mlp`).
 
-        Everything else in the file is kept as it is. Deterministic; grading takes about ten minutes on one core
+        Everything else in the file is kept as it is. Deterministic; grading takes about seven minutes on one core
         for the long deck's 5,700 games, the fit three.
         """
         from simkit.cli_shared import Progress

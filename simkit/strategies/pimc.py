@@ -205,7 +205,7 @@ _OWN = (
     ("last_cards", 3.0, "a decision where the seat holds at most this many cards (the long deck's last three "
                         "tricks, tiny searches) solves last_worlds x worlds in place of late_worlds x; 0: off"),
     ("last_worlds", 4.0, "last_cards: the worlds of such a decision, in multiples of worlds"),
-    ("tie_mlp", 1.0, "with best_card 2, where the weights file has a tie network (simkit train best --tie-hidden): "
+    ("tie_mlp", 1.0, "with best_card 2, where the weights file has a tie network (simkit train tie): "
                      "1: the searched decisions' tie-break and fallback are scored by the best-card weights plus "
                      "it in place of the best-card network; 0: as best_mlp says"),
 )

@@ -135,7 +135,7 @@ def load_best_mlp(path: str | Path) -> np.ndarray | None:
 
 
 def load_tie_mlp(path: str | Path) -> np.ndarray | None:
-    """The tie network float64[units, MLP_ROW] of a weights file (``simkit train best --tie-hidden``: pimc's
+    """The tie network float64[units, MLP_ROW] of a weights file (``simkit train tie``: pimc's
     searched decisions' tie-break), or None if it has none."""
     return _load_optional(*_file(path), "tie_mlp")
 
