@@ -16,6 +16,33 @@ from simkit.cli_shared import RULES_HELP, UserError
 MAX_WARNINGS = 20
 
 
+def _check_training_inputs(games: Path, val_fraction: float, out: Path) -> None:
+    """The checks every training command makes of its data, split and output directory (one-line UserErrors)."""
+    if not games.is_file():
+        raise UserError(f"training data {games} does not exist")
+    if not 0.0 < val_fraction < 1.0:
+        raise UserError("--val-fraction must be between 0 and 1")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a directory")
+
+
+def _weights_for(rules, weights: Optional[Path]):
+    """(path, bid_w, play_w, meta) of the people weights to start from: the file ``weights`` (which must be trained
+    for ``rules``), else the one the strategies find for ``rules``; a missing or bad file is a UserError."""
+    from simkit.strategies.people import weights as W
+    from simkit.strategies.strategy import StrategyError
+
+    try:
+        if weights is None:
+            return W.find(rules)
+        bid_w, play_w, meta = W.load(weights)
+    except StrategyError as e:
+        raise UserError(str(e)) from None
+    if meta.get("ruleset", {}).get("key") != W.ruleset_key(rules):
+        raise UserError(f"--weights {weights} were not trained for ruleset {rules.name!r}")
+    return weights, bid_w, play_w, meta
+
+
 def register(app: typer.Typer) -> None:
     train_app = typer.Typer(help="Fit models to recorded games.", no_args_is_help=True)
     app.add_typer(train_app, name="train")
@@ -54,18 +81,13 @@ def register(app: typer.Typer) -> None:
         from simkit.strategies.people import train as T
         from simkit.strategies.people import weights as W
 
-        if not games.is_file():
-            raise UserError(f"training data {games} does not exist")
-        if not 0.0 < val_fraction < 1.0:
-            raise UserError("--val-fraction must be between 0 and 1")
+        _check_training_inputs(games, val_fraction, out)
         if strength_rows < 0:
             raise UserError("--strength-rows must be 0 or more")
         if win_deals < 0:
             raise UserError("--win-deals must be 0 or more")
         if not 0.0 <= win_max_offset <= 40.0:
             raise UserError("--win-max-offset must be between 0 and 40 card points")
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a directory")
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
         settings = T.Settings(seed=seed, val_fraction=val_fraction, strength_rows=strength_rows,
                               win_deals=win_deals, win_max_offset=win_max_offset,
@@ -142,14 +164,8 @@ def register(app: typer.Typer) -> None:
         from simkit.rules import load_ruleset
         from simkit.strategies.people import best as B
         from simkit.strategies.people import weights as W
-        from simkit.strategies.strategy import StrategyError
 
-        if not games.is_file():
-            raise UserError(f"training data {games} does not exist")
-        if not 0.0 < val_fraction < 1.0:
-            raise UserError("--val-fraction must be between 0 and 1")
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a directory")
+        _check_training_inputs(games, val_fraction, out)
         rulesets = [load_ruleset(r) for r in (rules_specs or ["sauspiel", "sauspiel-short"])]
         if weights is not None and len(rulesets) != 1:
             raise UserError("--weights takes one ruleset (--rules)")
@@ -178,15 +194,7 @@ def register(app: typer.Typer) -> None:
 
         results = []
         for rules in rulesets:
-            try:
-                if weights is not None:
-                    bid_w, play_w, meta = W.load(weights)
-                    if meta.get("ruleset", {}).get("key") != W.ruleset_key(rules):
-                        raise UserError(f"--weights {weights} were not trained for ruleset {rules.name!r}")
-                else:
-                    _, bid_w, play_w, meta = W.find(rules)
-            except StrategyError as e:
-                raise UserError(str(e)) from None
+            _, bid_w, play_w, meta = _weights_for(rules, weights)
             make_teacher = None
             if teacher_worlds > 0:
                 from functools import partial
@@ -245,23 +253,15 @@ def register(app: typer.Typer) -> None:
         from simkit.strategies.people import weights as W
         from simkit.strategies.strategy import StrategyError
 
-        if not games.is_file():
-            raise UserError(f"training data {games} does not exist")
-        if not 0.0 < val_fraction < 1.0:
-            raise UserError("--val-fraction must be between 0 and 1")
+        _check_training_inputs(games, val_fraction, out)
         if hidden < 1 or workers < 1:
             raise UserError("--hidden and --workers must be at least 1")
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} exists and is not a directory")
         rules = load_ruleset(rules_spec)
+        path, bid_w, play_w, meta = _weights_for(rules, weights)
         try:
-            path = weights if weights is not None else W.find(rules)[0]
-            bid_w, play_w, meta = W.load(path)
             best_w, best_mlp = W.load_best(path), W.load_best_mlp(path)
         except StrategyError as e:
             raise UserError(str(e)) from None
-        if meta.get("ruleset", {}).get("key") != W.ruleset_key(rules):
-            raise UserError(f"weights {path} were not trained for ruleset {rules.name!r}")
         if best_w is None:
             raise UserError(f"weights {path} have no best-card weights: add them first with `simkit train best`")
 

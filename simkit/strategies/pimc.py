@@ -1161,10 +1161,11 @@ def with_people_weights(config: np.ndarray, bid_w: np.ndarray, play_w: np.ndarra
     if best_w is None:
         return full
     parts = [full, best_w.ravel()]
-    for net in (best_mlp, tie_mlp) if tie_mlp is not None else (() if best_mlp is None else (best_mlp,)):
-        if net is None:
-            net = np.zeros((0, MLP_ROW))
-        parts += [np.array([len(net)], np.float64), np.asarray(net, np.float64).ravel()]
+    if best_mlp is not None or tie_mlp is not None:  # a tie network is read behind the best-card network's place
+        nets = [best_mlp if best_mlp is not None else np.zeros((0, MLP_ROW))] + ([tie_mlp] if tie_mlp is not None
+                                                                                 else [])
+        for net in nets:
+            parts += [np.array([len(net)], np.float64), np.asarray(net, np.float64).ravel()]
     return np.concatenate(parts)
 
 

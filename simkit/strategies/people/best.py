@@ -378,6 +378,13 @@ def _played_deals(games, rules, warn=None) -> tuple[list, list]:
     return played, bad
 
 
+def _data_meta(games, bad: list) -> dict:
+    """What the weights' metadata says of the training data: its file's name and hash, the bad records skipped."""
+    named = isinstance(games, (str, Path))
+    return {"file": Path(games).name if named else None, "sha256": file_sha256(games) if named else None,
+            "bad_records": len(bad)}
+
+
 def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSettings(), progress=None,
                warn=None, log=None, make_teacher=None, bid_w: np.ndarray | None = None,
                teacher_cache: Path | None = None, workers: int = 1) -> tuple[np.ndarray, np.ndarray | None, dict]:
@@ -416,9 +423,7 @@ def train_best(games, rules, play_w: np.ndarray, settings: BestSettings = BestSe
     say(f"{rules.name}: best-card weights fitted in {time.time() - t1:.0f} s")
     val = np.flatnonzero(g.val)
     fit = np.flatnonzero(~g.val)
-    meta = {"data": {"file": Path(games).name if isinstance(games, (str, Path)) else None,
-                     "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
-                     "bad_records": len(bad)},
+    meta = {"data": _data_meta(games, bad),
             "games": len(played), "decisions": int(len(g.ctx)), "validation_decisions": int(len(val)),
             "taught_games": len(taught), "taught_decisions": int(np.add.reduceat(~np.isnan(g.teach), g.start[:-1])
                                                                  .astype(bool).sum()) if len(g.ctx) else 0,
@@ -465,9 +470,7 @@ def train_tie(games, rules, best_w: np.ndarray, units: int, settings: BestSettin
     t1 = time.time()
     tie, fit_m = fit_best_mlp(g, best_w, fit, replace(settings, mlp_hidden=units))
     say(f"{rules.name}: tie network fitted in {time.time() - t1:.0f} s")
-    meta = {"data": {"file": Path(games).name if isinstance(games, (str, Path)) else None,
-                     "sha256": file_sha256(games) if isinstance(games, (str, Path)) else None,
-                     "bad_records": len(bad)},
+    meta = {"data": _data_meta(games, bad),
             "games": len(played), "settings": {**settings.as_dict(), "units": units}, "fit": fit_m,
             "validation_searched": loss_table(g, {"tie": (best_w, tie), "best": best_w,
                                                   **({"best_mlp": (best_w, best_mlp)} if best_mlp is not None
