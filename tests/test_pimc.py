@@ -634,6 +634,19 @@ def test_the_last_tricks_solve_last_worlds_times_the_worlds():
     assert {16 <= i < 20 for i, _, _ in rows} == {True, False} and any(i >= 20 for i, _, _ in rows)
 
 
+def test_the_first_trick_of_points_searches_with_points_budget_times_the_budget():
+    """``points_budget``: a card that follows in the first trick solved for exact card points (``points_from``, the
+    third trick here) may use that many times ``node_budget``: it solves at least as many worlds, more where the
+    budget ran out; that trick's lead and the other tricks' decisions solve the same worlds as before."""
+    base = "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0,points_from=3"
+    rows = _worlds_solved(base + ",points_budget=1]", base + ",points_budget=4]", 4, range(4, 20))
+    for i, n_one, n_four in rows:
+        first_points_follow = i // 4 == 2 and i % 4 != 0
+        assert n_four >= n_one if first_points_follow else n_four == n_one, i
+    assert any(i // 4 == 2 and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
+    assert any(i // 4 != 2 and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
+
+
 def test_a_lead_searches_with_lead_budget_times_the_budget():
     """``lead_budget``: a lead (the widest choice) may use that many times ``node_budget``: it solves at least as
     many worlds, more where the budget ran out; the other decisions solve the same worlds as before."""

@@ -126,7 +126,7 @@ C_BIDDING, C_DOUBLING, C_BID_MARGIN, C_BID_MARGIN_SHORT, C_KONTRA_MARGIN, C_RE_V
 C_K_TRUMP, C_K_OBER, C_K_UNTER, C_K_ACE, C_K_FOREHAND, C_TH_KLOPFEN, C_TH_KLOPFEN_SHORT = range(31, 38)
 C_TH_KLOPFEN_RAISE, C_TH_KLOPFEN_RAISE_SHORT = 38, 39
 C_BETTEL_MAX_DANGER, C_BETTEL_MAX_DANGER_SHORT, C_BETTEL_STICHZWANG = range(40, 43)
-assert _N_CONFIG <= 80  # the named entries stay in front of the value table (VALUES_AT)
+assert _N_CONFIG <= 96  # the named entries stay in front of the value table (VALUES_AT)
 
 # The value table (bidding by value) sits behind the named entries, from VALUES_AT on (room is left for the
 # entries of strategies built on this one, such as pimc), filled from the ruleset by simkit.strategies.values.bind:
@@ -134,7 +134,7 @@ assert _N_CONFIG <= 80  # the named entries stay in front of the value table (VA
 N_KINDS = 6
 N_BINS = 64
 BIN_WIDTH = 0.25  # scores are sums of quarter units with the default weights: one bin per score
-VALUES_AT = 80
+VALUES_AT = 96
 DECLARER_AT = VALUES_AT
 DEFENDER_AT = DECLARER_AT + N_KINDS * 2 * N_BINS
 STAKE_AT = DEFENDER_AT + N_KINDS * N_BINS  # per kind: base price x paying seats, in Rufspiel base prices

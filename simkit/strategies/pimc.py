@@ -52,9 +52,10 @@ heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_te
 ``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
 ``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
-``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value`` the points, the preferred card and the
-budgets above; ``late_cards``, ``late_worlds``, ``late_candidates`` the more worlds of a late decision (a seat with
-few cards left: its worlds are small searches, and a few worlds' Monte Carlo error is what it loses most by);
+``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value``, ``points_budget`` the points, the preferred
+card and the budgets above; ``late_cards``, ``late_worlds``, ``late_candidates`` the more worlds of a late decision
+(a seat with few cards left: its worlds are small searches, and a few worlds' Monte Carlo error is what it loses
+most by);
 ``root_cards``, ``root_gap`` the people model's likeliest cards as the only ones searched (off).
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
@@ -208,6 +209,9 @@ _OWN = (
     ("tie_mlp", 1.0, "with best_card 2, where the weights file has a tie network (simkit train tie): "
                      "1: the searched decisions' tie-break and fallback are scored by the best-card weights plus "
                      "it in place of the best-card network; 0: as best_mlp says"),
+    ("points_budget", 2.0, "a follow in the first trick solved for exact card points (points_from: the long "
+                           "deck's third trick, the dearest exact searches) may search this many times "
+                           "node_budget"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -241,6 +245,7 @@ C_LATE_CARDS, C_LATE_WORLDS, C_LATE_CANDIDATES = range(N_HEURISTIC + 30, N_HEURI
 C_SOLVE_ORDER = N_HEURISTIC + 33
 C_LAST_CARDS, C_LAST_WORLDS = N_HEURISTIC + 34, N_HEURISTIC + 35
 C_TIE_MLP = N_HEURISTIC + 36
+C_POINTS_BUDGET = N_HEURISTIC + 37
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -539,6 +544,11 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     by_points = (p_from > 0 and info[I_TRICK_NO] + 1 >= p_from and not club and not tout and not win_only)
     if by_points:
         kobj = OBJ_POINTS
+        # the first trick of exact points: its worlds are the dearest exact searches, so the budget solves fewest
+        # of them there, and more worlds solved pay most there (docs/strategies.md, "The first trick of points")
+        first = info[I_TRICK_NO] + 1 == p_from and info[I_LEADER] != seat
+        if first and config.shape[0] > C_POINTS_BUDGET and budget < np.int64(1) << np.int64(61):
+            budget = np.int64(budget * config[C_POINTS_BUDGET])
     # points mode: a card point's weight against the payout, in 1/POINT_UNITS of a cent (0: lexicographic)
     point_value = config[C_POINT_VALUE] if config.shape[0] > C_POINT_VALUE else 0.0
     point_coef = np.int64(round(point_value * base_price[v] * POINT_UNITS)) if point_value > 0 else np.int64(0)
