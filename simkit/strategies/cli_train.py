@@ -275,8 +275,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             raise UserError(str(e)) from None
         out.mkdir(parents=True, exist_ok=True)
-        kept = {k: v for k, v in meta.items() if k not in ("format", "features", "contexts", "phases")}
-        saved = W.save(out / f"{rules.name}.npz", bid_w, play_w, {**kept, "tie": tie_meta}, best_w, best_mlp, tie)
+        saved = W.save(out / f"{rules.name}.npz", bid_w, play_w, {**meta, "tie": tie_meta}, best_w, best_mlp, tie)
         v = tie_meta["validation_searched"]
         print(f"{saved}: on the validation decisions pimc searches, the likeliest card of the tie network loses "
               f"{v['tie']['all']:.3f}, of the best-card weights alone {v['best']['all']:.3f}"
