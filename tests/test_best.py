@@ -296,6 +296,8 @@ def test_train_best_command(tmp_path):
     bid_w, play_w, meta = W.load(path)
     _, bid0, play0, _ = W.find(load_ruleset("sauspiel"))
     assert np.array_equal(play_w, play0) and meta["best"]["games"] == 60
+    # the shipped file's tie network sat on its old best-card weights: neither it nor its metadata is kept
+    assert W.load_tie_mlp(path) is None and "tie" not in meta and "tie network" in r.stderr
     env = dict(os.environ, SIMKIT_PEOPLE_WEIGHTS=str(out))
     r = run_cli("run", "--deals", "20", "--strategy", "pimc[worlds=4]", "--rules", "sauspiel", "--out",
                 str(tmp_path / "r"), "--workers", "1", "--json", env=env)

@@ -210,7 +210,11 @@ def register(app: typer.Typer) -> None:
                                                            teacher_cache=teacher_cache, workers=workers)
             except ValueError as e:
                 raise UserError(str(e)) from None
-            results.append((rules, bid_w, play_w, {**meta, "best": best_meta}, best_w, best_mlp))
+            if "tie" in meta:  # fitted on top of the old best-card weights: it does not fit the new ones
+                log(f"{rules.name}: the tie network of the weights is not carried over (it was fitted on top of "
+                    f"their best-card weights); fit one for the new weights with `simkit train tie`")
+            results.append((rules, bid_w, play_w, {**{k: v for k, v in meta.items() if k != "tie"},
+                                                   "best": best_meta}, best_w, best_mlp))
         out.mkdir(parents=True, exist_ok=True)
         for rules, bid_w, play_w, meta, best_w, best_mlp in results:
             path = W.save(out / f"{rules.name}.npz", bid_w, play_w, meta, best_w, best_mlp)
