@@ -616,7 +616,7 @@ def test_a_late_decision_solves_late_worlds_times_the_worlds():
     """``late_cards``: a decision where the seat holds at most that many cards (the long deck's last four tricks)
     solves ``late_worlds`` times ``worlds`` (no node limit here); the earlier ones solve ``worlds``, as with
     ``late_cards=0``."""
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,late_worlds=2,last_cards=0"
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,last_cards=0"
     rows = _worlds_solved(base + ",late_cards=0]", base + ",late_cards=4]", 3, range(12, 28))
     for i, n_off, n_on in rows:
         assert (n_off, n_on) == ((6, 12) if i >= 16 else (6, 6)), i
@@ -627,7 +627,7 @@ def test_the_last_tricks_solve_last_worlds_times_the_worlds():
     """``last_cards``: a decision where the seat holds at most that many cards (the long deck's last three tricks)
     solves ``last_worlds`` times ``worlds`` in place of ``late_worlds`` times; the other late decisions solve
     ``late_worlds`` times, the earlier ones ``worlds``."""
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,late_worlds=2,late_cards=4"
+    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,late_cards=4"
     rows = _worlds_solved(base + ",last_cards=0]", base + ",last_cards=3,last_worlds=4]", 3, range(12, 28))
     for i, n_off, n_on in rows:
         assert (n_off, n_on) == ((12, 24) if i >= 20 else (12, 12) if i >= 16 else (6, 6)), i
@@ -645,6 +645,19 @@ def test_the_first_trick_of_points_searches_with_points_budget_times_the_budget(
         assert n_four >= n_one if first_points_follow else n_four == n_one, i
     assert any(i // 4 == 2 and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
     assert any(i // 4 != 2 and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
+
+
+def test_the_last_trick_of_payout_levels_searches_with_levels_budget_times_the_budget():
+    """``levels_budget``: a card that follows in the trick before ``points_from`` (the second trick here), the last
+    solved for payout levels only, may use that many times ``node_budget``: it solves at least as many worlds, more
+    where the budget ran out; that trick's lead and the other tricks' decisions solve the same worlds as before."""
+    base = "pimc[worlds=12,node_budget=8000,inference=0,people_tricks=0,points_from=3,points_budget=1"
+    rows = _worlds_solved(base + ",levels_budget=1]", base + ",levels_budget=4]", 4, range(4, 16))
+    for i, n_one, n_four in rows:
+        last_levels_follow = i // 4 == 1 and i % 4 != 0
+        assert n_four >= n_one if last_levels_follow else n_four == n_one, i
+    assert any(i // 4 == 1 and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
+    assert any(i // 4 != 1 and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
 
 
 def test_a_lead_searches_with_lead_budget_times_the_budget():

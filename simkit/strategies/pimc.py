@@ -52,10 +52,10 @@ heuristic-bidder weighting of worlds; ``inference``, ``infer_floor``, ``infer_te
 ``infer_bids`` the inference above; ``ramsch_cards`` the hand size from which a Ramsch decision is searched;
 ``bid_eval``, ``bid_worlds``, ``bid_min_worlds``, ``bid_eval_max``, ``bid_eval_slack``, ``bid_eval_margin``,
 ``double_eval`` the bidding and doubling by its own evaluation; ``points_from``, ``people_card``, ``lead_budget``,
-``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value``, ``points_budget`` the points, the preferred
-card and the budgets above; ``late_cards``, ``late_worlds``, ``late_candidates`` the more worlds of a late decision
-(a seat with few cards left: its worlds are small searches, and a few worlds' Monte Carlo error is what it loses
-most by);
+``people_tricks``, ``best_card``, ``best_lead_cards``, ``point_value``, ``points_budget``, ``levels_budget``,
+``lead_worlds`` the points, the preferred card and the budgets above; ``late_cards``, ``late_worlds``,
+``late_candidates`` the more worlds of a late decision (a seat with few cards left: its worlds are small searches,
+and a few worlds' Monte Carlo error is what it loses most by);
 ``root_cards``, ``root_gap`` the people model's likeliest cards as the only ones searched (off).
 
 The club contracts: a Bettel is searched for the declarer's win, a Ramsch for the seat's own fewest card points
@@ -185,7 +185,8 @@ _OWN = (
     ("point_value", 1.0, "in points mode (points_from): what one card point for the seat's side is worth against the "
                          "payout, in the contract's base prices: a card's gain in a world is its payout plus this "
                          "times base price times its points; 0: the payout first, the points only break its ties"),
-    ("lead_worlds", 1.0, "a lead that is searched solves this many times worlds (within lead_budget)"),
+    ("lead_worlds", 2.0, "a lead that is searched solves this many times worlds, from as many times the "
+                         "candidates (within lead_budget)"),
     ("best_mlp", 2.0, "with best_card, where the weights file has a best-card network (simkit train best "
                       "--mlp-hidden): 2: the cards played unsearched and the tie-break of the searched decisions "
                       "are scored by the best-card weights plus the network; 1: the unsearched cards only; 0: by "
@@ -212,6 +213,8 @@ _OWN = (
     ("points_budget", 2.0, "a follow in the first trick solved for exact card points (points_from: the long "
                            "deck's third trick, the dearest exact searches) may search this many times "
                            "node_budget"),
+    ("levels_budget", 1.5, "a follow in the last trick solved for payout levels only (the trick before points_from: "
+                           "the long deck's second trick) may search this many times node_budget"),
 )
 #: config entries written by name (``pimc[model=people]``): entry -> {name: the number the config keeps}
 CONFIG_CHOICES = {"model": {"people": float(_inference.MODEL_PEOPLE), "heuristic": float(_inference.MODEL_HEURISTIC)}}
@@ -246,6 +249,7 @@ C_SOLVE_ORDER = N_HEURISTIC + 33
 C_LAST_CARDS, C_LAST_WORLDS = N_HEURISTIC + 34, N_HEURISTIC + 35
 C_TIE_MLP = N_HEURISTIC + 36
 C_POINTS_BUDGET = N_HEURISTIC + 37
+C_LEVELS_BUDGET = N_HEURISTIC + 38
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
@@ -549,6 +553,11 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
         first = info[I_TRICK_NO] + 1 == p_from and info[I_LEADER] != seat
         if first and config.shape[0] > C_POINTS_BUDGET and budget < np.int64(1) << np.int64(61):
             budget = np.int64(budget * config[C_POINTS_BUDGET])
+    elif (p_from > 0 and info[I_TRICK_NO] + 2 == p_from and info[I_LEADER] != seat and not club and not tout
+          and config.shape[0] > C_LEVELS_BUDGET and budget < np.int64(1) << np.int64(61)):
+        # the last trick of payout levels: its follows solve about 7 of their 16 worlds in the budget (the second
+        # trick of the long deck; docs/strategies.md, "More worlds for the leads and the second trick's follows")
+        budget = np.int64(budget * config[C_LEVELS_BUDGET])
     # points mode: a card point's weight against the payout, in 1/POINT_UNITS of a cent (0: lexicographic)
     point_value = config[C_POINT_VALUE] if config.shape[0] > C_POINT_VALUE else 0.0
     point_coef = np.int64(round(point_value * base_price[v] * POINT_UNITS)) if point_value > 0 else np.int64(0)
