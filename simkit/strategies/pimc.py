@@ -556,7 +556,7 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     elif (p_from > 0 and info[I_TRICK_NO] + 2 == p_from and info[I_LEADER] != seat and not club and not tout
           and config.shape[0] > C_LEVELS_BUDGET and budget < np.int64(1) << np.int64(61)):
         # the last trick of payout levels: its follows solve about 7 of their 16 worlds in the budget (the second
-        # trick of the long deck; docs/strategies.md, "More worlds for the leads and the second trick's follows")
+        # trick of the long deck; docs/strategies.md, "More worlds for the searched leads")
         budget = np.int64(budget * config[C_LEVELS_BUDGET])
     # points mode: a card point's weight against the payout, in 1/POINT_UNITS of a cent (0: lexicographic)
     point_value = config[C_POINT_VALUE] if config.shape[0] > C_POINT_VALUE else 0.0
