@@ -634,30 +634,21 @@ def test_the_last_tricks_solve_last_worlds_times_the_worlds():
     assert {16 <= i < 20 for i, _, _ in rows} == {True, False} and any(i >= 20 for i, _, _ in rows)
 
 
-def test_the_first_trick_of_points_searches_with_points_budget_times_the_budget():
+@pytest.mark.parametrize("entry, base, trick, decisions", [
+    ("points_budget", "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0,points_from=3", 2, range(4, 20)),
+    ("levels_budget", "pimc[worlds=12,node_budget=8000,inference=0,people_tricks=0,points_from=3,points_budget=1",
+     1, range(4, 16))])
+def test_the_follows_of_one_trick_search_with_their_budget_times_the_node_budget(entry, base, trick, decisions):
     """``points_budget``: a card that follows in the first trick solved for exact card points (``points_from``, the
-    third trick here) may use that many times ``node_budget``: it solves at least as many worlds, more where the
+    third trick here), ``levels_budget``: one that follows in the trick before it (the second), the last solved for
+    payout levels only, may use that many times ``node_budget``: it solves at least as many worlds, more where the
     budget ran out; that trick's lead and the other tricks' decisions solve the same worlds as before."""
-    base = "pimc[worlds=12,node_budget=20000,inference=0,people_tricks=0,points_from=3"
-    rows = _worlds_solved(base + ",points_budget=1]", base + ",points_budget=4]", 4, range(4, 20))
+    rows = _worlds_solved(f"{base},{entry}=1]", f"{base},{entry}=4]", 4, decisions)
     for i, n_one, n_four in rows:
-        first_points_follow = i // 4 == 2 and i % 4 != 0
-        assert n_four >= n_one if first_points_follow else n_four == n_one, i
-    assert any(i // 4 == 2 and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
-    assert any(i // 4 != 2 and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
-
-
-def test_the_last_trick_of_payout_levels_searches_with_levels_budget_times_the_budget():
-    """``levels_budget``: a card that follows in the trick before ``points_from`` (the second trick here), the last
-    solved for payout levels only, may use that many times ``node_budget``: it solves at least as many worlds, more
-    where the budget ran out; that trick's lead and the other tricks' decisions solve the same worlds as before."""
-    base = "pimc[worlds=12,node_budget=8000,inference=0,people_tricks=0,points_from=3,points_budget=1"
-    rows = _worlds_solved(base + ",levels_budget=1]", base + ",levels_budget=4]", 4, range(4, 16))
-    for i, n_one, n_four in rows:
-        last_levels_follow = i // 4 == 1 and i % 4 != 0
-        assert n_four >= n_one if last_levels_follow else n_four == n_one, i
-    assert any(i // 4 == 1 and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
-    assert any(i // 4 != 1 and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
+        its_follow = i // 4 == trick and i % 4 != 0
+        assert n_four >= n_one if its_follow else n_four == n_one, i
+    assert any(i // 4 == trick and i % 4 != 0 and n_four > n_one for i, n_one, n_four in rows)
+    assert any(i // 4 != trick and n_one > 0 for i, n_one, _ in rows)  # the other tricks were searched too
 
 
 def test_a_lead_searches_with_lead_budget_times_the_budget():
