@@ -616,7 +616,8 @@ def test_a_late_decision_solves_late_worlds_times_the_worlds():
     """``late_cards``: a decision where the seat holds at most that many cards (the long deck's last four tricks)
     solves ``late_worlds`` times ``worlds`` (no node limit here); the earlier ones solve ``worlds``, as with
     ``late_cards=0``."""
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,last_cards=0"
+    base = ("pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,"
+            "last_cards=0")
     rows = _worlds_solved(base + ",late_cards=0]", base + ",late_cards=4]", 3, range(12, 28))
     for i, n_off, n_on in rows:
         assert (n_off, n_on) == ((6, 12) if i >= 16 else (6, 6)), i
@@ -627,7 +628,8 @@ def test_the_last_tricks_solve_last_worlds_times_the_worlds():
     """``last_cards``: a decision where the seat holds at most that many cards (the long deck's last three tricks)
     solves ``last_worlds`` times ``worlds`` in place of ``late_worlds`` times; the other late decisions solve
     ``late_worlds`` times, the earlier ones ``worlds``."""
-    base = "pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,late_cards=4"
+    base = ("pimc[worlds=6,node_budget=0,inference=0,people_tricks=0,best_card=0,lead_worlds=1,late_worlds=2,"
+            "late_cards=4")
     rows = _worlds_solved(base + ",last_cards=0]", base + ",last_cards=3,last_worlds=4]", 3, range(12, 28))
     for i, n_off, n_on in rows:
         assert (n_off, n_on) == ((12, 24) if i >= 20 else (12, 12) if i >= 16 else (6, 6)), i
