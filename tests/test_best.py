@@ -357,9 +357,9 @@ def test_train_tie_command(tmp_path):
 
 
 @pytest.mark.parametrize("preset, bound, worlds, budget", [
-    ("sauspiel", True, 16, 40_000), ("sauspiel-short", True, 16, 40_000), ("stargames", False, 12, 25_000)])
+    ("sauspiel", True, 16, 35_000), ("sauspiel-short", True, 16, 35_000), ("stargames", False, 12, 25_000)])
 def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds, budget):
-    """``worlds`` and ``node_budget`` of -1 (the defaults) become 16 and 40,000 where the shipped best-card
+    """``worlds`` and ``node_budget`` of -1 (the defaults) become 16 and 35,000 where the shipped best-card
     weights are bound (their unsearched leads free the time) and 12 and 25,000 elsewhere; set values are kept."""
     from simkit.strategies import pimc
 

@@ -133,7 +133,7 @@ _OWN = (
     ("worlds", -1.0, "worlds sampled per decision (more: stronger and slower); -1: 16 where best-card weights "
                      "are bound (their unsearched leads free the time), else 12"),
     ("node_budget", -1.0, "search nodes per decision (0: no limit): no world is started once they are used up, "
-                          "and a world whose own solve needs more is left out; -1: 40,000 where best-card weights "
+                          "and a world whose own solve needs more is left out; -1: 35,000 where best-card weights "
                           "are bound, else 25,000"),
     ("win_only_tricks", 0.0, "in the first this many tricks a world only asks whether each card wins (the cheap "
                              "question), not its Schneider/Schwarz level"),
@@ -253,7 +253,7 @@ C_LEVELS_BUDGET = N_HEURISTIC + 38
 assert len(CONFIG_NAMES) <= _heuristic.VALUES_AT
 #: what ``worlds=-1`` and ``node_budget=-1`` (the defaults) stand for: without best-card weights, with them (bind)
 AUTO_WORLDS = (12, 16)
-AUTO_NODE_BUDGET = (25_000, 40_000)
+AUTO_NODE_BUDGET = (25_000, 35_000)  # 40,000 until 2026-12-06 (docs/strategies.md)
 #: candidate worlds drawn for resampling at most (infer_candidates x worlds is cut to this)
 MAX_CANDIDATES = 1024
 #: slots of the per-seat memo of likelihood parts (a power of two, at least twice MAX_CANDIDATES: short probes)
