@@ -24,15 +24,12 @@ SPEED_REPEATS = 2
 
 def deals_per_second(preset: str, seats, n: int, repeats: int = SPEED_REPEATS) -> float:
     """Deals/s of ``n`` deals (the same ones each time), the best of ``repeats`` timed runs."""
+    from bench import best_rate
+
     from simkit.engine.game import play_games
 
     play_games(SEED, 0, 2, preset, seats=seats)  # compile / load
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        play_games(SEED, 10_000, n, preset, seats=seats)
-        best = min(best, time.perf_counter() - t0)
-    return n / best
+    return best_rate(lambda: play_games(SEED, 10_000, n, preset, seats=seats), n, repeats)
 
 
 def profile(preset: str, games: int) -> list[dict]:
