@@ -548,16 +548,17 @@ def _decide(hand, legal, seat, info, strength, eff_suit, params, config, heur_ca
     by_points = (p_from > 0 and info[I_TRICK_NO] + 1 >= p_from and not club and not tout and not win_only)
     if by_points:
         kobj = OBJ_POINTS
-        # the first trick of exact points: its worlds are the dearest exact searches, so the budget solves fewest
-        # of them there, and more worlds solved pay most there (docs/strategies.md, "The first trick of points")
-        first = info[I_TRICK_NO] + 1 == p_from and info[I_LEADER] != seat
-        if first and config.shape[0] > C_POINTS_BUDGET and budget < np.int64(1) << np.int64(61):
-            budget = np.int64(budget * config[C_POINTS_BUDGET])
-    elif (p_from > 0 and info[I_TRICK_NO] + 2 == p_from and info[I_LEADER] != seat and not club and not tout
-          and config.shape[0] > C_LEVELS_BUDGET and budget < np.int64(1) << np.int64(61)):
-        # the last trick of payout levels: its follows solve about 7 of their 16 worlds in the budget (the second
-        # trick of the long deck; docs/strategies.md, "More worlds for the searched leads")
-        budget = np.int64(budget * config[C_LEVELS_BUDGET])
+    # the follows of two tricks solve fewest worlds in the budget and may search a multiple of it: the first trick
+    # of exact points, the dearest exact searches (points_budget; docs/strategies.md, "The first trick of points"),
+    # and the trick before it, the last of payout levels (levels_budget; "More worlds for the searched leads")
+    factor_at = -1  # the config entry of this follow's budget factor (-1: none)
+    if p_from > 0 and info[I_LEADER] != seat and not club and not tout and budget < np.int64(1) << np.int64(61):
+        if by_points and info[I_TRICK_NO] + 1 == p_from:
+            factor_at = C_POINTS_BUDGET
+        elif info[I_TRICK_NO] + 2 == p_from:
+            factor_at = C_LEVELS_BUDGET
+    if factor_at >= 0 and config.shape[0] > factor_at:
+        budget = np.int64(budget * config[factor_at])
     # points mode: a card point's weight against the payout, in 1/POINT_UNITS of a cent (0: lexicographic)
     point_value = config[C_POINT_VALUE] if config.shape[0] > C_POINT_VALUE else 0.0
     point_coef = np.int64(round(point_value * base_price[v] * POINT_UNITS)) if point_value > 0 else np.int64(0)
