@@ -356,6 +356,78 @@ def test_train_tie_command(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("simkit: error: training data")
 
 
+def test_averaged_networks_score_the_mean_of_their_scores():
+    """average_networks: one network whose scores are the mean of its members' (exactly, up to rounding)."""
+    rng = np.random.default_rng(5)
+    best_w = rng.normal(size=(F.N_CONTEXTS, F.N_PLAY))
+    nets = [rng.normal(size=(u, W.MLP_ROW)) for u in (3, 5)]
+    x = rng.normal(size=(40, F.N_PLAY))
+    ctx = rng.integers(0, F.N_CONTEXTS, 40)
+    avg = B.average_networks(nets)
+    assert avg.shape == (8, W.MLP_ROW)
+    base = B.mlp_scores(x, ctx, best_w, None)
+    want = base + np.mean([B.mlp_scores(x, ctx, best_w, n) - base for n in nets], axis=0)
+    assert np.allclose(B.mlp_scores(x, ctx, best_w, avg), want, rtol=0, atol=1e-9)
+    assert not np.allclose(B.mlp_scores(x, ctx, best_w, nets[0]), want)
+
+
+def test_train_net_command(tmp_path):
+    """``simkit train net`` replaces a file's best-card network with one fitted on the real games' fitting deals
+    plus self-play exported by ``simkit run --store-play`` / ``simkit export``; ``--average`` keeps the old one
+    beside it; the best-card weights and the tie network are kept; pimc binds it; bad options are one-line
+    errors."""
+    games = _real_long_games(tmp_path, 40)
+    rules = load_ruleset("sauspiel")
+    src, _, _, src_meta = W.find(rules)
+    r = run_cli("run", "--deals", "60", "--strategy", "people", "--rules", "sauspiel", "--seed", "9",
+                "--store-play", "--out", str(tmp_path / "self"), "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    extra = tmp_path / "self.jsonl"
+    assert run_cli("export", str(tmp_path / "self"), "--out", str(extra)).returncode == 0
+    n_extra = len(extra.read_text().splitlines())
+    out = tmp_path / "n"
+    r = run_cli("train", "net", str(games), "--extra-games", str(extra), "--hidden", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "the likeliest card of the new network (3 units) loses" in r.stdout
+    path = out / "sauspiel.npz"
+    net = W.load_best_mlp(path)
+    assert net.shape == (3, W.MLP_ROW)
+    assert np.array_equal(W.load_best(path), W.load_best(src))
+    assert np.array_equal(W.load_tie_mlp(path), W.load_tie_mlp(src))
+    meta = W.load(path)[2]
+    assert meta["best"]["net"]["extra_games"] == n_extra and meta["best"]["net"]["games"] == 40
+    assert meta["best"]["net"]["fit"]["decisions"] > 0 and "kept" not in meta["best"]["net"]
+    assert {k: v for k, v in meta["best"].items() if k != "net"} == src_meta["best"]
+    # the extra games only add fitting decisions: without them the fit is another
+    r = run_cli("train", "net", str(games), "--hidden", "3", "--out", str(tmp_path / "plain"), "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    alone = W.load(tmp_path / "plain" / "sauspiel.npz")[2]["best"]["net"]
+    assert alone["fit"]["decisions"] < meta["best"]["net"]["fit"]["decisions"]
+    assert alone["validation_unsearched"]["weights"] == meta["best"]["net"]["validation_unsearched"]["weights"]
+    r = run_cli("train", "net", str(games), "--extra-games", str(extra), "--hidden", "3", "--average",
+                "--workers", "2", "--out", str(tmp_path / "avg"))
+    assert r.returncode == 0, r.stderr
+    avg = W.load_best_mlp(tmp_path / "avg" / "sauspiel.npz")
+    kept = W.load_best_mlp(src)
+    assert np.array_equal(avg, B.average_networks([kept, net]))  # deterministic with any number of workers
+    avg_meta = W.load(tmp_path / "avg" / "sauspiel.npz")[2]["best"]["net"]
+    assert avg_meta["kept"] == src_meta["best"].get("net", "best") and "kept" in avg_meta["validation_unsearched"]
+    env = dict(os.environ, SIMKIT_PEOPLE_WEIGHTS=str(tmp_path / "avg"))
+    r = run_cli("run", "--deals", "10", "--strategy", "pimc[worlds=4]", "--rules", "sauspiel", "--out",
+                str(tmp_path / "r"), "--workers", "1", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    bid_w, play_w, plain_meta = W.load(src)
+    W.save(tmp_path / "nonet.npz", bid_w, play_w, plain_meta, W.load_best(src))
+    r = run_cli("train", "net", str(games), "--weights", str(tmp_path / "nonet.npz"), "--average", "--out",
+                str(out))
+    assert r.returncode == 2 and "no best-card network to average with" in r.stderr
+    r = run_cli("train", "net", str(games), "--extra-games", str(tmp_path / "missing.jsonl"), "--out", str(out))
+    assert r.returncode == 2 and "--extra-games" in r.stderr and "does not exist" in r.stderr
+    r = run_cli("train", "net", str(games), "--hidden", "0", "--out", str(out))
+    assert r.returncode == 2 and "--hidden and --workers must be at least 1" in r.stderr
+    assert np.array_equal(W.load_best_mlp(path), net)  # a failed command leaves the file as it was
+
+
 @pytest.mark.parametrize("preset, bound, worlds, budget", [
     ("sauspiel", True, 16, 35_000), ("sauspiel-short", True, 16, 35_000), ("stargames", False, 12, 25_000)])
 def test_the_default_budget_follows_the_best_card_weights(preset, bound, worlds, budget):

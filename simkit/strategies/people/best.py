@@ -476,3 +476,59 @@ def train_tie(games, rules, best_w: np.ndarray, units: int, settings: BestSettin
                                                   **({"best_mlp": (best_w, best_mlp)} if best_mlp is not None
                                                      else {})}, val)}
     return tie, meta
+
+
+def average_networks(nets: list[np.ndarray]) -> np.ndarray:
+    """One network whose output is the mean of the outputs of ``nets`` (each float64[units, MLP_ROW]): their units
+    side by side, each output weight divided by their number. Exact, since a network's output is a sum over its
+    units (:func:`mlp_scores`)."""
+    out = np.vstack([np.asarray(n, np.float64) for n in nets])
+    out[:, -1] /= len(nets)
+    return out
+
+
+def train_net(games, rules, best_w: np.ndarray, settings: BestSettings, extra_games=None,
+              keep: np.ndarray | None = None, progress=None, warn=None, log=None, workers: int = 1
+              ) -> tuple[np.ndarray, dict]:
+    """A best-card network of ``settings.mlp_hidden`` units on top of the best-card weights ``best_w``:
+    :func:`fit_best_mlp` on pimc's unsearched decisions (:func:`unsearched`) of the fitting deals of ``games`` and
+    of every played deal of ``extra_games`` (records that are never validation: self-play of people, say, made with
+    ``simkit run --store-play`` and ``simkit export``), graded by the solver (the double-dummy loss; no teacher).
+    Where ``keep`` (a network) is given, the result is the average of the two (:func:`average_networks`). Returns it
+    and its metadata: data, settings, fit, and the validation loss of the likeliest card (of the fitted network,
+    the result, ``keep`` and the weights alone; the paired difference of the result and ``keep``)."""
+    from contextlib import nullcontext
+
+    say = log or (lambda m: None)
+    t0 = time.time()
+    played, bad = _played_deals(games, rules, warn)
+    extra, extra_bad = _played_deals(extra_games, rules, warn) if extra_games is not None else ([], [])
+    with (progress(len(played) + len(extra)) if progress is not None else nullcontext()) as advance:
+        g = extract_graded_parallel(played, rules, settings.seed, settings.val_fraction, advance, workers=workers)
+        parts = [g]
+        if extra:  # every extra deal fits: a validation fraction of 0
+            parts.append(extract_graded_parallel(extra, rules, settings.seed, 0.0, advance, workers=workers))
+    both = _concat(parts)
+    say(f"{rules.name}: {len(played) + len(extra):,} games graded ({len(extra):,} extra), {len(both.ctx):,} "
+        f"decisions with a choice, in {time.time() - t0:.0f} s")
+    plain = unsearched(both, rules.hand_size, settings.teacher_lead_cards)
+    fit = np.flatnonzero(plain & ~both.val)
+    val = np.flatnonzero(plain[:len(g.ctx)] & g.val)
+    if not len(fit):
+        raise ValueError("no unsearched fitting decision with a choice in the training data")
+    t1 = time.time()
+    fitted, fit_m = fit_best_mlp(both, best_w, fit, settings)
+    say(f"{rules.name}: best-card network fitted in {time.time() - t1:.0f} s")
+    net = average_networks([keep, fitted]) if keep is not None else fitted
+    nets = {"net": (best_w, net), "fitted": (best_w, fitted), "weights": best_w,
+            **({"kept": (best_w, keep)} if keep is not None else {})}
+    meta = {"data": _data_meta(games, bad), "games": len(played),
+            "extra_data": _data_meta(extra_games, extra_bad) if extra_games is not None else None,
+            "extra_games": len(extra), "settings": settings.as_dict(), "fit": fit_m,
+            "averaged_with_kept": keep is not None, "units": int(len(net)),
+            "validation_unsearched": loss_table(g, nets, val)}
+    if keep is not None and len(val):
+        d = argmax_loss(g, best_w, val, net) - argmax_loss(g, best_w, val, keep)
+        meta["validation_paired_vs_kept"] = {"mean": round(float(d.mean()), 4),
+                                             "se": round(float(d.std() / np.sqrt(len(d))), 4)}
+    return net, meta
