@@ -1,8 +1,8 @@
 """``simkit train people``: fit the people model to recorded games (simkit.strategies.people.train),
 ``simkit train best``: add the best-card weights to its file (simkit.strategies.people.best), ``simkit train
 tie``: add pimc's tie network to a file that has them, and ``simkit train net``: replace its best-card network
-(fitted with extra games, self-play say, or averaged with the one it has). Registered in simkit.cli, outside the people package so that
-registering it loads no kernel."""
+(fitted with extra games, self-play say, or averaged with the one it has). Registered in simkit.cli, outside the
+people package so that registering it loads no kernel."""
 
 from __future__ import annotations
 
@@ -42,6 +42,22 @@ def _weights_for(rules, weights: Optional[Path]):
     if meta.get("ruleset", {}).get("key") != W.ruleset_key(rules):
         raise UserError(f"--weights {weights} were not trained for ruleset {rules.name!r}")
     return weights, bid_w, play_w, meta
+
+
+def _best_weights_for(rules, weights: Optional[Path]):
+    """:func:`_weights_for` of a file that must have best-card weights: (path, bid_w, play_w, meta, best_w, its
+    best-card network or None, its tie network or None); a file without them is a UserError."""
+    from simkit.strategies.people import weights as W
+    from simkit.strategies.strategy import StrategyError
+
+    path, bid_w, play_w, meta = _weights_for(rules, weights)
+    try:
+        best_w, best_mlp, tie = W.load_best(path), W.load_best_mlp(path), W.load_tie_mlp(path)
+    except StrategyError as e:
+        raise UserError(str(e)) from None
+    if best_w is None:
+        raise UserError(f"weights {path} have no best-card weights: add them first with `simkit train best`")
+    return path, bid_w, play_w, meta, best_w, best_mlp, tie
 
 
 def register(app: typer.Typer) -> None:
@@ -256,19 +272,12 @@ def register(app: typer.Typer) -> None:
         from simkit.rules import load_ruleset
         from simkit.strategies.people import best as B
         from simkit.strategies.people import weights as W
-        from simkit.strategies.strategy import StrategyError
 
         _check_training_inputs(games, val_fraction, out)
         if hidden < 1 or workers < 1:
             raise UserError("--hidden and --workers must be at least 1")
         rules = load_ruleset(rules_spec)
-        path, bid_w, play_w, meta = _weights_for(rules, weights)
-        try:
-            best_w, best_mlp = W.load_best(path), W.load_best_mlp(path)
-        except StrategyError as e:
-            raise UserError(str(e)) from None
-        if best_w is None:
-            raise UserError(f"weights {path} have no best-card weights: add them first with `simkit train best`")
+        path, bid_w, play_w, meta, best_w, best_mlp, _ = _best_weights_for(rules, weights)
 
         def log(msg):
             print(f"simkit: {msg}", file=sys.stderr)
@@ -324,7 +333,6 @@ def register(app: typer.Typer) -> None:
         from simkit.rules import load_ruleset
         from simkit.strategies.people import best as B
         from simkit.strategies.people import weights as W
-        from simkit.strategies.strategy import StrategyError
 
         _check_training_inputs(games, val_fraction, out)
         if extra_games is not None and not extra_games.is_file():
@@ -332,13 +340,7 @@ def register(app: typer.Typer) -> None:
         if hidden < 1 or workers < 1:
             raise UserError("--hidden and --workers must be at least 1")
         rules = load_ruleset(rules_spec)
-        path, bid_w, play_w, meta = _weights_for(rules, weights)
-        try:
-            best_w, best_mlp, tie = W.load_best(path), W.load_best_mlp(path), W.load_tie_mlp(path)
-        except StrategyError as e:
-            raise UserError(str(e)) from None
-        if best_w is None:
-            raise UserError(f"weights {path} have no best-card weights: add them first with `simkit train best`")
+        path, bid_w, play_w, meta, best_w, best_mlp, tie = _best_weights_for(rules, weights)
         if average and best_mlp is None:
             raise UserError(f"--average: weights {path} have no best-card network to average with")
 
