@@ -326,8 +326,8 @@ def register(app: typer.Typer) -> None:
         all hands open, on the fitting games of GAMES and every game of --extra-games.
 
         The best-card weights and the tie network are kept (both sit on the weights, not on this network).
-        Deterministic; about 30 s of grading a thousand games on one core, and a fit of a minute per 10,000
-        decisions.
+        Deterministic; the grading takes about a minute a thousand games on one core, the fit about 75 s per
+        10,000 fitting decisions (the long deck's real games give 22,383; the packaged file's 133,218).
         """
         from simkit.cli_shared import Progress
         from simkit.rules import load_ruleset
